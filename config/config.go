@@ -1,0 +1,418 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/knadh/koanf/v2"
+)
+
+// Defaults NeMo Gym uses, and gymkit's body limit.
+const (
+	DefaultHost           = "127.0.0.1" // host of an instance without host when default_host is unset
+	DefaultPortRangeLow   = 10001       // port_range_low
+	DefaultPortRangeHigh  = 20000       // port_range_high
+	DefaultHeadServerPort = 11000       // head_server.port, never assigned to an instance
+	DefaultMaxBodyBytes   = 16 << 20    // max_body_bytes: 16 MiB
+)
+
+const (
+	envYAMLName    = "env.yaml"
+	keyConfigPaths = "config_paths"
+
+	typeResources = "resources_servers"
+)
+
+// serverTypeKeys are NeMo's second-level keys. Only resources_servers blocks are started.
+var serverTypeKeys = []string{typeResources, "responses_api_agents", "responses_api_models", "environment_servers"}
+
+// reservedTopLevel are NeMo's top-level settings (NEMO_GYM_RESERVED_TOP_LEVEL_KEYS), never
+// instances even when they hold a mapping. Keys starting with uv_ are reserved too.
+var reservedTopLevel = map[string]bool{
+	"config_paths": true, "entrypoint": true, "default_host": true, "head_server": true,
+	"disallowed_ports": true, "head_server_deps": true, "python_version": true,
+	"pip_install_verbose": true, "use_absolute_ip": true, "skip_venv_if_present": true,
+	"hf_token": true, "ray_head_node_address": true, "port_range_low": true, "port_range_high": true,
+	"dry_run": true, "model_endpoint_readiness_timeout_seconds": true, "allow_openai_version_skew": true,
+	"results_dir": true, "cache_dir": true, "_inherit_from": true, "_copy": true,
+	"nemo_gym_log_dir": true, "verbose": true, "json": true, "query": true,
+	"observability_enabled": true, "model_call_capture_dir": true, "token_id_capture": true,
+	"component_name": true, "skip_verification": true, "skip_verification_reward": true,
+	"telemetry": true, "allow_unsupported_pairing": true, "environment_server_name": true,
+	"environment_server_routes": true, "environment_routing_mode": true, "tasksets": true,
+	"rollout_input": true, "agent_bindings": true, "error_on_almost_servers": true,
+}
+
+func isReserved(key string) bool { return reservedTopLevel[key] || strings.HasPrefix(key, "uv_") }
+
+// LoadOptions says where the configuration comes from. The zero value loads only env.yaml from
+// the process's working directory.
+type LoadOptions struct {
+	// Files are the config files (--config, repeatable), merged in order: mappings merge deeply,
+	// a later scalar or list replaces an earlier value. A file's top-level config_paths list pulls
+	// in more files, merged before the file itself (NeMo's rule; see the package doc). Relative
+	// paths, here and in config_paths, are resolved against WorkDir.
+	Files []string
+	// Overrides are command-line overrides applied after the files and env.yaml, in order:
+	// "a.b.c=value", "+a.b.c=value" or "++a.b.c=value" (NeMo/Hydra spellings, all meaning "set,
+	// creating the path"). The value is read as a YAML scalar or flow value: 9000, true, null,
+	// [a, b], {k: v}, "quoted", an empty value is "". A mapping value merges into the mapping
+	// already there.
+	Overrides []string
+	// WorkDir is where env.yaml is looked up and relative paths are resolved; "" means the
+	// process's working directory.
+	WorkDir string
+	// LookupEnv reads environment variables for ${oc.env:...}; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// Logger receives an Info line for every agent or model block that is skipped, and Debug
+	// lines about the files loaded; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Config is a merged, validated configuration. Its methods are safe for concurrent use.
+type Config struct {
+	mu        sync.Mutex
+	files     []string
+	src       *sources
+	res       *resolver
+	instances []Instance
+
+	portLow, portHigh int
+	avoid             []int // disallowed_ports, the head server's port, ports of skipped blocks
+}
+
+// Load reads the files, env.yaml and the overrides, merges them, resolves and validates every
+// resources-server instance, and returns the result. It binds no port and opens no connection
+// (except a host name lookup when use_absolute_ip is true).
+//
+// Every problem found is returned at once as [Problems] (with a nil *Config): files that cannot be
+// read or parsed and malformed overrides first (Load stops there when there are any), then bad
+// top-level settings, then each instance's interpolation failures, ??? values, missing or unknown
+// domain and mistyped framework keys. Instance ports stay 0 when not configured until
+// [Config.AssignPorts]. Server-specific keys are checked later, by [Instance.Decode]. An error
+// that is not Problems means the working directory could not be determined.
+func Load(opts LoadOptions) (*Config, error) {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	lookupEnv := opts.LookupEnv
+	if lookupEnv == nil {
+		lookupEnv = os.LookupEnv
+	}
+	workDir := opts.WorkDir
+	if workDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("config: working directory: %w", err)
+		}
+		workDir = wd
+	}
+
+	// env.yaml and the overrides are read first: they may name more files in config_paths
+	// (NeMo's +config_paths=[...]), which merge after LoadOptions.Files.
+	ld := &loader{workDir: workDir}
+	env, envProblems := ld.loadEnvYAML(filepath.Join(opts.WorkDir, envYAMLName))
+	over, overProblems := loadOverrides(opts.Overrides)
+	roots := slices.Clone(opts.Files)
+	for _, l := range []*layer{over, env} {
+		if l != nil && l.ko.Exists(keyConfigPaths) {
+			paths, ps := configPaths(l)
+			overProblems = append(overProblems, ps...)
+			roots = append(roots, paths...)
+			break
+		}
+	}
+	layers := ld.loadFiles(roots)
+	if loadProblems := slices.Concat(ld.problems, envProblems, overProblems); len(loadProblems) > 0 {
+		return nil, Problems(loadProblems)
+	}
+
+	c := &Config{src: newSources()}
+	merged := koanf.New(".")
+	for _, l := range append(layers, env, over) {
+		if l == nil {
+			continue
+		}
+		if l != over {
+			c.files = append(c.files, l.name)
+		}
+		if err := merged.Merge(l.ko); err != nil {
+			return nil, fmt.Errorf("config: merging %s: %w", l.name, err)
+		}
+		c.src.record("", l.ko.Raw(), l.name, l.lines)
+	}
+	logger.Debug("config: loaded", "files", c.files, "overrides", len(opts.Overrides))
+	tree := merged.Raw()
+	c.res = newResolver(tree, lookupEnv)
+
+	var ps Problems
+	defaultHost := c.readSettings(&ps)
+	ps = append(ps, c.discover(tree, defaultHost, logger, lookupEnv)...)
+	if len(c.instances) == 0 && len(ps) == 0 {
+		ps = append(ps, Problem{Message: "no resources server instance in the configuration (a top-level key whose value has a resources_servers mapping)"})
+	}
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// flush moves the resolver's problems into ps.
+func (c *Config) flush(ps *Problems) {
+	for _, rp := range c.res.takeProblems() {
+		*ps = append(*ps, c.src.problem(rp.key, rp.msg, rp.suggestion))
+	}
+}
+
+// settings are the top-level keys gymkit honours.
+type settings struct {
+	DefaultHost     string `koanf:"default_host"`
+	UseAbsoluteIP   bool   `koanf:"use_absolute_ip"`
+	PortRangeLow    int    `koanf:"port_range_low"`
+	PortRangeHigh   int    `koanf:"port_range_high"`
+	DisallowedPorts []int  `koanf:"disallowed_ports"`
+	HeadServerPort  *int   `koanf:"head_server_port"` // filled from head_server.port
+}
+
+// readSettings reads default_host, use_absolute_ip, port_range_low/high, disallowed_ports and
+// head_server.port, and returns the host of instances without one.
+func (c *Config) readSettings(ps *Problems) string {
+	data := map[string]any{}
+	keys := map[string]keyPath{
+		"default_host": {"default_host"}, "use_absolute_ip": {"use_absolute_ip"},
+		"port_range_low": {"port_range_low"}, "port_range_high": {"port_range_high"},
+		"disallowed_ports": {"disallowed_ports"}, "head_server_port": {"head_server", "port"},
+	}
+	headPortSet := false
+	for _, name := range sortedKeys(keys) {
+		p := keys[name]
+		v, found, err := c.res.lookup(p)
+		if err != nil || !found {
+			continue
+		}
+		if v == mandatory {
+			*ps = append(*ps, c.mandatoryProblem(p.String()))
+			continue
+		}
+		if name == "head_server_port" {
+			headPortSet = true
+		}
+		data[name] = v
+	}
+	c.flush(ps)
+	s := settings{PortRangeLow: DefaultPortRangeLow, PortRangeHigh: DefaultPortRangeHigh}
+	for _, dp := range decodeProblems(decodeStrict(data, &s)) {
+		key := dp.name
+		if key == "head_server_port" {
+			key = "head_server.port"
+		}
+		*ps = append(*ps, c.src.problem(key, dp.msg, ""))
+	}
+
+	c.portLow, c.portHigh = s.PortRangeLow, s.PortRangeHigh
+	okRange := true
+	for _, kp := range []struct {
+		key  string
+		port int
+	}{{"port_range_low", s.PortRangeLow}, {"port_range_high", s.PortRangeHigh}} {
+		if kp.port < 1 || kp.port > 65535 {
+			*ps = append(*ps, c.src.problem(kp.key, fmt.Sprintf("must be a port between 1 and 65535, got %d", kp.port), ""))
+			okRange = false
+		}
+	}
+	if okRange && s.PortRangeLow > s.PortRangeHigh {
+		*ps = append(*ps, c.src.problem("port_range_high", fmt.Sprintf("must not be below port_range_low (%d), got %d", s.PortRangeLow, s.PortRangeHigh), ""))
+	}
+	c.avoid = append(c.avoid, s.DisallowedPorts...)
+	switch {
+	case !headPortSet:
+		c.avoid = append(c.avoid, DefaultHeadServerPort)
+	case s.HeadServerPort != nil:
+		c.avoid = append(c.avoid, *s.HeadServerPort)
+	}
+
+	switch {
+	case s.UseAbsoluteIP:
+		ip, err := hostIP()
+		if err != nil {
+			*ps = append(*ps, c.src.problem("use_absolute_ip", "cannot find this host's IP address: "+err.Error(), ""))
+		}
+		return ip
+	case s.DefaultHost != "":
+		return s.DefaultHost
+	}
+	return DefaultHost
+}
+
+// hostIP is NeMo's gethostbyname(gethostname()): the first IPv4 address of the host name.
+func hostIP() (string, error) {
+	name, err := os.Hostname()
+	if err != nil {
+		return "", err
+	}
+	addrs, err := net.LookupHost(name)
+	if err != nil {
+		return "", err
+	}
+	for _, a := range addrs {
+		if ip := net.ParseIP(a); ip != nil && ip.To4() != nil {
+			return a, nil
+		}
+	}
+	if len(addrs) == 0 {
+		return "", errors.New("no address for " + name)
+	}
+	return addrs[0], nil
+}
+
+// discover finds the instances, validates each, and logs the skipped blocks.
+func (c *Config) discover(tree map[string]any, defaultHost string, logger *slog.Logger, lookupEnv func(string) (string, bool)) Problems {
+	var ps Problems
+	// Ports configured on skipped blocks are read with a separate resolver, so that a failure
+	// there is neither reported nor remembered as reported.
+	quiet := newResolver(tree, lookupEnv)
+	for _, name := range sortedKeys(tree) {
+		if isReserved(name) {
+			continue
+		}
+		if s, ok := tree[name].(string); ok && (strings.HasPrefix(s, "${inherit_from:") || strings.HasPrefix(s, "${copy:")) {
+			ps = append(ps, c.src.problem(name, "NeMo's inherit_from and copy directives are not supported by gymkit: write the block out", ""))
+			continue
+		}
+		block, ok := tree[name].(map[string]any)
+		if !ok {
+			continue
+		}
+		var types []string
+		for _, t := range serverTypeKeys {
+			if _, ok := block[t]; ok {
+				types = append(types, t)
+			}
+		}
+		switch {
+		case len(types) == 0:
+			for _, k := range sortedKeys(block) {
+				if slices.Contains(directiveKeys, k) {
+					ps = append(ps, c.src.problem(keyPath{name, k}.String(), directiveMessage(k), ""))
+				} else if s := suggest(k, serverTypeKeys); s != "" {
+					ps = append(ps, c.src.problem(keyPath{name, k}.String(),
+						"unknown server type key: this block is not a server and would be ignored", s))
+				}
+			}
+		case !slices.Contains(types, typeResources):
+			for _, t := range types {
+				logger.Info("config: skipping block: gymkit serves only resources_servers",
+					"block", name, "type", t, "file", c.src.first[keyPath{name, t}.String()].file)
+				c.avoid = append(c.avoid, skippedPorts(quiet, keyPath{name, t})...)
+			}
+		case len(types) > 1:
+			ps = append(ps, c.src.problem(name,
+				fmt.Sprintf("has more than one server type (%s); an instance has exactly one", strings.Join(types, ", ")), ""))
+		default:
+			if inst, ips := c.instance(name, defaultHost); len(ips) > 0 {
+				sortProblems(ips)
+				ps = append(ps, ips...)
+			} else {
+				c.instances = append(c.instances, inst)
+			}
+		}
+	}
+	// Two instances on one host and port cannot both start.
+	byAddr := map[string]string{}
+	for _, inst := range c.instances {
+		if inst.Port == 0 {
+			continue
+		}
+		addr := net.JoinHostPort(inst.Host, fmt.Sprint(inst.Port))
+		if other, ok := byAddr[addr]; ok {
+			ps = append(ps, c.src.problem(inst.Path()+".port", fmt.Sprintf("%s is also the address of instance %s", addr, other), ""))
+			continue
+		}
+		byAddr[addr] = inst.Name
+	}
+	return ps
+}
+
+// skippedPorts returns the ports configured on the servers of a skipped block (errors ignored).
+func skippedPorts(quiet *resolver, typePath keyPath) []int {
+	servers, _, _ := quiet.lookup(typePath)
+	m, _ := servers.(map[string]any)
+	var ports []int
+	for _, impl := range sortedKeys(m) {
+		var s struct {
+			Port int `koanf:"port"`
+		}
+		if block, ok := m[impl].(map[string]any); ok && decodeStrict(map[string]any{"port": block["port"]}, &s) == nil && s.Port > 0 {
+			ports = append(ports, s.Port)
+		}
+	}
+	return ports
+}
+
+// Files returns the files that were merged, in merge order (config_paths includes before the
+// file that pulled them in, env.yaml last), as named in problems.
+func (c *Config) Files() []string {
+	return slices.Clone(c.files)
+}
+
+// Instances returns the resources-server instances sorted by name. The slice is a copy; the Raw
+// maps are shared and must not be modified.
+func (c *Config) Instances() []Instance {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.instances)
+}
+
+// Instance returns the instance named name (its top-level key).
+func (c *Config) Instance(name string) (Instance, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, inst := range c.instances {
+		if inst.Name == name {
+			return inst, true
+		}
+	}
+	return Instance{}, false
+}
+
+// Lookup returns the resolved value at a dotted key path of the merged tree ("head_server.port",
+// "policy_model.responses_api_models.openai_model.host", list items as "a.list[0]"): a string,
+// bool, int, float64, nil, []any or map[string]any, to be treated as read-only. A missing key or
+// a failed interpolation is returned as [Problems]. Host and port defaults are not written into
+// the tree: read them from [Instance].
+func (c *Config) Lookup(key string) (any, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, err := parseKey(key)
+	if err != nil {
+		return nil, Problems{{Key: key, Message: err.Error()}}
+	}
+	var ps Problems
+	v, found, err := c.res.lookup(p)
+	c.flush(&ps)
+	switch {
+	case !found:
+		_, _, gerr := c.res.get(p)
+		var re *refError
+		errors.As(gerr, &re)
+		msg, sug := "key not found", ""
+		if re != nil {
+			msg, sug = re.msg, re.suggestion
+		}
+		return nil, Problems{c.src.problem(key, msg, sug)}
+	case err != nil:
+		if len(ps) == 0 {
+			ps = Problems{c.src.problem(key, "cannot be resolved (see the problems reported earlier)", "")}
+		}
+		return nil, ps
+	}
+	return v, nil
+}

@@ -1,0 +1,111 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// writeDir writes files (name -> YAML) into a fresh temporary directory and returns it.
+func writeDir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func envMap(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := m[k]
+		return v, ok
+	}
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// opts are LoadOptions for files in dir with a fixed environment and a silent logger.
+func opts(dir string, files []string, overrides ...string) LoadOptions {
+	return LoadOptions{Files: files, Overrides: overrides, WorkDir: dir, LookupEnv: envMap(nil), Logger: quiet}
+}
+
+func mustLoad(t *testing.T, o LoadOptions) *Config {
+	t.Helper()
+	c, err := Load(o)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	return c
+}
+
+// problemsOf returns the Problems inside err, failing the test when err is not one.
+func problemsOf(t *testing.T, err error) Problems {
+	t.Helper()
+	var ps Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("error %v (%T) is not Problems", err, err)
+	}
+	return ps
+}
+
+// findProblem returns the problem about key, failing the test when there is none.
+func findProblem(t *testing.T, ps Problems, key string) Problem {
+	t.Helper()
+	for _, p := range ps {
+		if p.Key == key {
+			return p
+		}
+	}
+	t.Fatalf("no problem for key %q in:\n%v", key, ps)
+	return Problem{}
+}
+
+func lookup(t *testing.T, c *Config, key string) any {
+	t.Helper()
+	v, err := c.Lookup(key)
+	if err != nil {
+		t.Fatalf("Lookup(%q): %v", key, err)
+	}
+	return v
+}
+
+// server is a minimal valid instance block; extra lines are indented under the server type.
+func server(name string, extra ...string) string {
+	var b strings.Builder
+	b.WriteString(name + ":\n  resources_servers:\n    " + name + ":\n      domain: agent\n")
+	for _, l := range extra {
+		b.WriteString("      " + l + "\n")
+	}
+	return b.String()
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -1,0 +1,225 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Domains are the values NeMo accepts for domain (nemo_gym/config_types.py Domain).
+var domains = []string{
+	"math", "coding", "agent", "knowledge", "instruction_following", "long_context",
+	"safety", "games", "translation", "e2e", "rlhf", "other",
+}
+
+// frameworkConfig holds the keys of a server block that belong to the framework and that gymkit
+// reads. They are type-checked by Load; NumWorkers and Entrypoint are accepted and not used.
+type frameworkConfig struct {
+	Entrypoint         string   `koanf:"entrypoint"`
+	Domain             string   `koanf:"domain"`
+	Host               string   `koanf:"host"`
+	Port               int      `koanf:"port"`
+	NumWorkers         int      `koanf:"num_workers"`
+	ExposeToolsOverMCP bool     `koanf:"expose_tools_over_mcp"`
+	MCPTokenSecret     string   `koanf:"mcp_token_secret"`
+	MCPAllowedHosts    []string `koanf:"mcp_allowed_hosts"`
+	MaxBodyBytes       int64    `koanf:"max_body_bytes"`
+}
+
+// metadataKeys are framework keys NeMo's tools read (not gymkit): accepted with any value.
+var metadataKeys = []string{"verified", "description", "value", "datasets", "allowed_agents", "allowed_model_types"}
+
+// frameworkKeys are every key of a server block that is not the server's own.
+var frameworkKeys = func() []string {
+	keys := slices.Clone(metadataKeys)
+	t := reflect.TypeFor[frameworkConfig]()
+	for i := range t.NumField() {
+		keys = append(keys, t.Field(i).Tag.Get("koanf"))
+	}
+	slices.Sort(keys)
+	return keys
+}()
+
+func isFrameworkKey(k string) bool {
+	_, found := slices.BinarySearch(frameworkKeys, k)
+	return found
+}
+
+// Instance is one resources-server instance: a top-level key whose value holds a
+// resources_servers mapping with exactly one server type, as in
+//
+//	example_mcp_weather:          # Name
+//	  resources_servers:
+//	    example_mcp_weather:      # ServerType; this mapping is Raw
+//	      domain: agent
+//	      default_city: Paris     # a server-specific key, see Decode
+//
+// The framework's keys are type-checked and defaulted here: entrypoint (accepted, not used),
+// domain, host, port, num_workers (accepted, not used), expose_tools_over_mcp, mcp_token_secret,
+// mcp_allowed_hosts, max_body_bytes, and NeMo's metadata verified, description, value, datasets,
+// allowed_agents and allowed_model_types (any value). Every other key belongs to the server.
+type Instance struct {
+	// Name is the top-level key: the MCP server_name, the session cookie suffix, the log field.
+	Name string
+	// ServerType is the single key under resources_servers, the framework.Register name.
+	ServerType string
+	// Host is the address to listen on: host, else the top-level default_host, else 127.0.0.1
+	// (with use_absolute_ip: true, this host's IPv4 address instead of default_host).
+	Host string
+	// Port is the TCP port; 0 (port absent, null or 0) until [Config.AssignPorts] picks one.
+	Port int
+	// Domain is one of NeMo's domains: math, coding, agent, knowledge, instruction_following,
+	// long_context, safety, games, translation, e2e, rlhf, other. Required.
+	Domain string
+	// ExposeToolsOverMCP serves the tools over MCP at /mcp too (expose_tools_over_mcp, default false).
+	ExposeToolsOverMCP bool
+	// MCPTokenSecret signs the MCP session tokens (mcp_token_secret); "" when not configured.
+	MCPTokenSecret string
+	// MCPAllowedHosts are extra Host header values the MCP door accepts (mcp_allowed_hosts); nil
+	// when not configured.
+	MCPAllowedHosts []string
+	// MaxBodyBytes limits request bodies on both doors (max_body_bytes, > 0; default 16 MiB).
+	MaxBodyBytes int64
+	// Raw is the server block with every interpolation resolved, as written (no defaults
+	// filled in). Read-only: it may share maps with other values of the configuration.
+	Raw map[string]any
+	// File and Line are where the server block was first defined ("" and 0 when unknown),
+	// for messages.
+	File string
+	Line int
+
+	src *sources
+}
+
+// Path returns the dotted key path of the server block: "<Name>.resources_servers.<ServerType>".
+func (inst Instance) Path() string {
+	return keyPath{inst.Name, typeResources, inst.ServerType}.String()
+}
+
+// instance resolves and validates the instance named name.
+func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
+	var ps Problems
+	rsPath := keyPath{name, typeResources}
+	v, _, err := c.res.lookup(rsPath)
+	c.flush(&ps)
+	rs, ok := v.(map[string]any)
+	switch {
+	case err != nil && len(rs) == 0:
+		return Instance{}, ps // reported by the resolver
+	case v == mandatory:
+		return Instance{}, append(ps, c.mandatoryProblem(rsPath.String()))
+	case !ok:
+		return Instance{}, append(ps, c.src.problem(rsPath.String(), fmt.Sprintf("must be a mapping with exactly one server type, got %s", describe(v)), ""))
+	case len(rs) != 1:
+		msg := "is empty; it must hold exactly one server type"
+		if len(rs) > 1 {
+			msg = fmt.Sprintf("holds %d server types (%s); an instance has exactly one", len(rs), strings.Join(sortedKeys(rs), ", "))
+		}
+		return Instance{}, append(ps, c.src.problem(rsPath.String(), msg, ""))
+	}
+	serverType := sortedKeys(rs)[0]
+	blockPath := rsPath.with(serverType)
+	bkey := blockPath.String()
+	block, ok := rs[serverType].(map[string]any)
+	switch {
+	case rs[serverType] == mandatory:
+		return Instance{}, append(ps, c.mandatoryProblem(bkey))
+	case !ok:
+		return Instance{}, append(ps, c.src.problem(bkey, fmt.Sprintf("must be a mapping of the server's keys, got %s", describe(rs[serverType])), ""))
+	}
+
+	ps = append(ps, c.blockProblems(bkey, block)...)
+
+	fw := frameworkConfig{MaxBodyBytes: DefaultMaxBodyBytes}
+	data := map[string]any{}
+	for k, v := range block {
+		if isFrameworkKey(k) && !slices.Contains(metadataKeys, k) && v != mandatory {
+			data[k] = v
+		}
+	}
+	if v, ok := data["max_body_bytes"]; ok && v == nil {
+		delete(data, "max_body_bytes") // null means the default
+	}
+	bad := map[string]bool{} // keys with a type error
+	for _, dp := range decodeProblems(decodeStrict(data, &fw)) {
+		ps = append(ps, c.src.problem(joinKey(bkey, dp.name), dp.msg, ""))
+		bad[dp.name] = true
+	}
+
+	domainKey := joinKey(bkey, "domain")
+	_, hasDomain := data["domain"]
+	switch {
+	case c.res.failed[domainKey] || block["domain"] == mandatory || bad["domain"]:
+	case !hasDomain || fw.Domain == "":
+		ps = append(ps, c.src.problem(domainKey, "is required: one of "+strings.Join(domains, ", "), ""))
+	case !slices.Contains(domains, fw.Domain):
+		ps = append(ps, c.src.problem(domainKey,
+			fmt.Sprintf("unknown domain %q: one of %s", fw.Domain, strings.Join(domains, ", ")), suggest(fw.Domain, domains)))
+	}
+	if _, ok := data["port"]; ok && !bad["port"] && (fw.Port < 0 || fw.Port > 65535) {
+		ps = append(ps, c.src.problem(joinKey(bkey, "port"), fmt.Sprintf("must be a port between 1 and 65535 (or absent to pick a free one), got %d", fw.Port), ""))
+	}
+	if _, ok := data["max_body_bytes"]; ok && !bad["max_body_bytes"] && fw.MaxBodyBytes <= 0 {
+		ps = append(ps, c.src.problem(joinKey(bkey, "max_body_bytes"), fmt.Sprintf("must be a positive number of bytes, got %d", fw.MaxBodyBytes), ""))
+	}
+	if len(ps) > 0 {
+		return Instance{}, ps
+	}
+
+	host := fw.Host
+	if host == "" {
+		host = defaultHost
+	}
+	first := c.src.first[bkey]
+	return Instance{
+		Name:               name,
+		ServerType:         serverType,
+		Host:               host,
+		Port:               fw.Port,
+		Domain:             fw.Domain,
+		ExposeToolsOverMCP: fw.ExposeToolsOverMCP,
+		MCPTokenSecret:     fw.MCPTokenSecret,
+		MCPAllowedHosts:    fw.MCPAllowedHosts,
+		MaxBodyBytes:       fw.MaxBodyBytes,
+		Raw:                block,
+		File:               first.file,
+		Line:               first.line,
+		src:                c.src,
+	}, nil
+}
+
+// directiveKeys are NeMo's config directives, which gymkit does not implement.
+var directiveKeys = []string{"_inherit_from", "_copy", "_delete_key"}
+
+func directiveMessage(key string) string {
+	return fmt.Sprintf("NeMo's %s directive is not supported by gymkit: write the values out", key)
+}
+
+func (c *Config) mandatoryProblem(key string) Problem {
+	return c.src.problem(key, "??? (a mandatory value) was never set: set it in a config file, in env.yaml or with "+key+"=<value> on the command line", "")
+}
+
+// blockProblems reports every ??? and every NeMo directive key left under key.
+func (c *Config) blockProblems(key string, v any) Problems {
+	var ps Problems
+	switch x := v.(type) {
+	case string:
+		if x == mandatory {
+			ps = append(ps, c.mandatoryProblem(key))
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			if slices.Contains(directiveKeys, k) {
+				ps = append(ps, c.src.problem(joinKey(key, k), directiveMessage(k), ""))
+				continue
+			}
+			ps = append(ps, c.blockProblems(joinKey(key, k), x[k])...)
+		}
+	case []any:
+		for i, item := range x {
+			ps = append(ps, c.blockProblems(fmt.Sprintf("%s[%d]", key, i), item)...)
+		}
+	}
+	return ps
+}

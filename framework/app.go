@@ -1,0 +1,388 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/gymkit/gymkit/framework/internal/lax"
+	"github.com/gymkit/gymkit/framework/internal/pyjson"
+)
+
+// Options configure [Build].
+type Options struct {
+	// Name is the instance name (the top-level YAML key); it is given to
+	// Base.InstanceName and used in logs. Zero: "".
+	Name string
+	// Logger receives request errors and recovered panics. Nil: slog.Default().
+	Logger *slog.Logger
+}
+
+// App is one built server instance: its routes compiled once, ready to serve
+// plain HTTP ([App.Handler]) and to be exposed over MCP by the host. It is
+// immutable and safe for concurrent use after Build returns.
+type App struct {
+	srv      Server
+	name     string
+	log      *slog.Logger
+	tools    []*Tool
+	catchAll *dispatcher
+	seed     *Tool
+	verify   *verifyRoute
+	mw       []func(http.Handler) http.Handler
+	handler  http.Handler
+}
+
+// Build prepares srv to serve: it gives [Base] the instance name and logger,
+// runs the [Provisioner] hook (so Routes and Tools may use what it loaded),
+// then calls srv.Routes once and compiles the routes. srv must already hold
+// its decoded config. Build returns one error listing every registration
+// problem (bad paths, unsupported request types, duplicates, a second
+// Dispatch) and refuses a server without Verify; a Provision error is
+// returned wrapped.
+func Build(ctx context.Context, srv Server, opts Options) (*App, error) {
+	if srv == nil {
+		return nil, errors.New("framework: Build(nil)")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if b, ok := srv.(baseSetter); ok {
+		b.setBase(opts.Name, log)
+	}
+	if p, ok := srv.(Provisioner); ok {
+		if err := p.Provision(ctx); err != nil {
+			return nil, fmt.Errorf("server %s: provision: %w", describe(srv, opts.Name), err)
+		}
+	}
+	r := &Router{}
+	srv.Routes(r)
+	if r.verify == nil {
+		r.errorf("no /verify route: register one with framework.Verify")
+	}
+	if err := errors.Join(r.errs...); err != nil {
+		return nil, fmt.Errorf("server %s: %w", describe(srv, opts.Name), err)
+	}
+	a := &App{srv: srv, name: opts.Name, log: log, tools: r.tools, catchAll: r.catchAll,
+		seed: r.seed, verify: r.verify, mw: r.middleware}
+	if a.seed == nil {
+		a.seed = defaultSeed()
+	}
+	a.handler = a.buildHandler()
+	return a, nil
+}
+
+func describe(srv Server, name string) string {
+	if name != "" {
+		return fmt.Sprintf("%q (%T)", name, srv)
+	}
+	return fmt.Sprintf("%T", srv)
+}
+
+// Server returns the server value the App was built from.
+func (a *App) Server() Server { return a.srv }
+
+// Name returns the instance name given to Build.
+func (a *App) Name() string { return a.name }
+
+// Tools returns copies of the typed tools ([Post]) in registration order: the
+// "harvested" list a Tools hook receives.
+func (a *App) Tools() []Tool {
+	out := make([]Tool, len(a.tools))
+	for i, t := range a.tools {
+		out[i] = *t
+	}
+	return out
+}
+
+// CatchAll returns the dispatcher's tool minter, or nil without [Dispatch].
+func (a *App) CatchAll() *CatchAll {
+	if a.catchAll == nil {
+		return nil
+	}
+	return &CatchAll{d: a.catchAll}
+}
+
+// HasMiddleware reports whether the server added HTTP middleware with
+// Router.Use (which the MCP door would skip).
+func (a *App) HasMiddleware() bool { return len(a.mw) > 0 }
+
+// Handler returns the instance's HTTP handler: the tool routes, /seed_session,
+// /verify, /aggregate_metrics, GET / ({"status":"ok"}), GET /reverify_mode,
+// FastAPI's 404/405/307 answers, /ng-rollout/<id>/ prefix stripping
+// (contract a.2) and panic recovery. Session cookies, body limits and /mcp are
+// the host's layers around it.
+func (a *App) Handler() http.Handler { return a.handler }
+
+func (a *App) buildHandler() http.Handler {
+	mux := chi.NewMux()
+	mux.Get("/", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, 200, []byte(`{"status":"ok"}`))
+	})
+	mux.Get("/reverify_mode", func(w http.ResponseWriter, _ *http.Request) {
+		mode := "unknown"
+		if rm, ok := a.srv.(ReverifyModer); ok {
+			mode = rm.ReverifyMode()
+		}
+		b, _ := pyjson.Marshal(mode, pyjson.Python)
+		writeJSON(w, 200, b)
+	})
+	mux.Post("/seed_session", a.toolHandler(a.seed, ""))
+	mux.Post("/verify", a.verifyHandler)
+	mux.Post("/aggregate_metrics", a.aggregateHandler)
+	for _, t := range a.tools {
+		mux.Post(t.path, a.toolHandler(t, ""))
+	}
+	if a.catchAll != nil {
+		t := &Tool{Name: "{tool}", path: "/{tool}", invoke: a.catchAll.invoke, catchAll: true}
+		mux.Post("/{tool}", a.toolHandler(t, "tool"))
+	}
+	mux.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		if loc, ok := slashRedirect(mux, r); ok {
+			w.Header().Set("Location", loc)
+			w.WriteHeader(http.StatusTemporaryRedirect)
+			return
+		}
+		writeJSON(w, 404, []byte(`{"detail":"Not Found"}`))
+	})
+	mux.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		var allowed []string
+		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+			if mux.Match(chi.NewRouteContext(), m, routePath(r)) {
+				allowed = append(allowed, m)
+			}
+		}
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeJSON(w, 405, []byte(`{"detail":"Method Not Allowed"}`))
+	})
+	var h http.Handler = mux
+	for i := len(a.mw) - 1; i >= 0; i-- {
+		h = a.mw[i](h)
+	}
+	return stripRolloutPrefix(a.recoverer(h))
+}
+
+func routePath(r *http.Request) string {
+	if r.URL.RawPath != "" {
+		return r.URL.RawPath
+	}
+	return r.URL.Path
+}
+
+// slashRedirect implements Starlette's redirect_slashes: a path that matches
+// a route only with its trailing slash flipped is redirected (307) there.
+func slashRedirect(mux *chi.Mux, r *http.Request) (string, bool) {
+	p := r.URL.Path
+	if p == "/" || p == "" {
+		return "", false
+	}
+	var alt string
+	if strings.HasSuffix(p, "/") {
+		alt = strings.TrimSuffix(p, "/")
+	} else {
+		alt = p + "/"
+	}
+	if !mux.Match(chi.NewRouteContext(), r.Method, alt) {
+		return "", false
+	}
+	u := url.URL{Scheme: "http", Host: r.Host, Path: alt, RawQuery: r.URL.RawQuery}
+	if r.TLS != nil {
+		u.Scheme = "https"
+	}
+	return u.String(), true
+}
+
+// recoverer turns a panic outside a tool invocation (e.g. in middleware) into
+// NeMo's 500.
+func (a *App) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				a.writeError(w, r, &panicError{value: p})
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+var rolloutID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+type rolloutKey struct{}
+
+// RolloutID returns the rollout id of a request that arrived under the
+// /ng-rollout/<id>/ prefix (NeMo's observability runs, contract a.2), or "".
+func RolloutID(ctx context.Context) string {
+	s, _ := ctx.Value(rolloutKey{}).(string)
+	return s
+}
+
+// StripRolloutPrefix rewrites /ng-rollout/<id>/<rest> to /<rest> (Path and
+// RawPath) and records <id> for [RolloutID]; other requests pass unchanged.
+// The id must match ^[A-Za-z0-9][A-Za-z0-9._-]*$. Handler already applies it;
+// hosts use it for routes outside the App (such as /mcp).
+func StripRolloutPrefix(next http.Handler) http.Handler { return stripRolloutPrefix(next) }
+
+func stripRolloutPrefix(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rest, ok := strings.CutPrefix(r.URL.Path, "/ng-rollout/")
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		id, tail, found := strings.Cut(rest, "/")
+		if !found || !rolloutID.MatchString(id) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		r2 := r.Clone(context.WithValue(r.Context(), rolloutKey{}, id))
+		r2.URL.Path = "/" + tail
+		if r.URL.RawPath != "" {
+			if rawRest, ok := strings.CutPrefix(r.URL.RawPath, "/ng-rollout/"); ok {
+				if _, rawTail, ok := strings.Cut(rawRest, "/"); ok {
+					r2.URL.RawPath = "/" + rawTail
+				}
+			}
+			if r2.URL.RawPath == r.URL.RawPath {
+				r2.URL.RawPath = ""
+			}
+		}
+		next.ServeHTTP(w, r2)
+	})
+}
+
+// isJSONContentType is Starlette/FastAPI's test: maintype "application" and
+// subtype "json" or "*+json" (python-compat 4.2).
+func isJSONContentType(ct string) bool {
+	if ct == "" {
+		return false
+	}
+	mt, _, _ := strings.Cut(ct, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	main, sub, ok := strings.Cut(mt, "/")
+	if !ok || main != "application" {
+		return false
+	}
+	return sub == "json" || strings.HasSuffix(sub, "+json")
+}
+
+// readBody reads and parses a request body as FastAPI does for a body model:
+// empty -> 422 missing; non-JSON content type -> NeMo's 500; invalid JSON ->
+// 422 json_invalid; bad UTF-8 or too deep -> 400; JSON null -> 422 missing.
+func readBody(r *http.Request) (pyjson.Value, []byte, error) {
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return pyjson.Value{}, nil, Errorf(http.StatusRequestEntityTooLarge, "Request body too large: limit is %d bytes", mbe.Limit)
+		}
+		return pyjson.Value{}, nil, Errorf(400, "There was an error parsing the body")
+	}
+	if len(raw) == 0 {
+		return pyjson.Value{}, nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
+	}
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
+		// FastAPI leaves the body as bytes; NeMo's validation handler then
+		// fails to print them and its exception middleware answers 500
+		// (python-compat 4.1, 4.2).
+		return pyjson.Value{}, nil, errors.New("TypeError('Object of type bytes is not JSON serializable')")
+	}
+	v, err := pyjson.Parse(raw)
+	if err != nil {
+		var se *pyjson.SyntaxError
+		if errors.As(err, &se) {
+			return pyjson.Value{}, nil, &ValidationError{items: []lax.ErrorItem{{
+				Type: "json_invalid", Loc: []any{se.Pos}, Msg: "JSON decode error",
+				Input: pyjson.Value{Kind: pyjson.Object},
+				Ctx:   []pyjson.Member{{Key: "error", Value: pyjson.StringValue(se.Msg)}},
+			}}}
+		}
+		return pyjson.Value{}, nil, Errorf(400, "There was an error parsing the body")
+	}
+	if v.Kind == pyjson.Null {
+		return v, nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
+	}
+	return v, raw, nil
+}
+
+// toolHandler serves one tool (or the seed route) on the HTTP door. param
+// names the chi URL parameter holding the tool name (catch-all), or "".
+func (a *App) toolHandler(t *Tool, param string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var args pyjson.Value
+		var raw []byte
+		if !t.noBody {
+			var err error
+			if args, raw, err = readBody(r); err != nil {
+				a.writeError(w, r, err)
+				return
+			}
+		}
+		name := t.Name
+		if param != "" {
+			name = chi.URLParam(r, param)
+			if u, err := url.PathUnescape(name); err == nil {
+				name = u
+			}
+		}
+		tt := *t
+		tt.Name = name
+		res, err := tt.call(context.WithValue(r.Context(), doorKey{}, DoorHTTP), args, raw)
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		a.writeResult(w, r, res)
+	}
+}
+
+func (a *App) writeResult(w http.ResponseWriter, r *http.Request, res any) {
+	b, err := pyjson.Marshal(res, pyjson.Pydantic)
+	if err != nil {
+		a.writeError(w, r, fmt.Errorf("encoding the response: %w", err))
+		return
+	}
+	writeJSON(w, 200, b)
+}
+
+func (a *App) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	st := StatusOf(err)
+	if st.Code >= 500 {
+		a.log.ErrorContext(r.Context(), "request failed", "instance", a.name, "path", r.URL.Path, "status", st.Code, "error", err)
+	}
+	writeJSON(w, st.Code, st.Body)
+}
+
+func writeJSON(w http.ResponseWriter, code int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+}
+
+func (a *App) verifyHandler(w http.ResponseWriter, r *http.Request) {
+	v, _, err := readBody(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	t := Tool{Name: "verify", invoke: func(ctx context.Context, _ string, args pyjson.Value, _ []byte) (any, error) {
+		return a.verify.invoke(ctx, args)
+	}}
+	res, err := t.call(r.Context(), v, nil)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	a.writeResult(w, r, res)
+}

@@ -1,0 +1,192 @@
+package framework
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/gymkit/gymkit/framework/internal/lax"
+	"github.com/gymkit/gymkit/framework/internal/pyjson"
+)
+
+// Error is an error with an HTTP status and a detail, FastAPI's HTTPException.
+//
+// On the HTTP door it is written as status Status with the body
+// {"detail": <Detail>} (Detail encoded as JSON: a string, or any value the
+// framework encoder accepts). On the MCP door it becomes an isError result
+// whose text is "HTTP <Status> from POST /<tool>: <detail>", where a string
+// detail is written as is and any other detail as its Python repr
+// (contract d.6 step 4, python-compat section 5).
+//
+// Create one with [Errorf] or [NewError]; wrapping it with fmt.Errorf("...: %w")
+// keeps its status (see [StatusOf]).
+type Error struct {
+	// Status is the HTTP status code, 400-599 in practice. Zero means 500.
+	Status int
+	// Detail is the value of the "detail" key: usually a string.
+	Detail any
+}
+
+// Errorf returns an *Error with the given status and a formatted string detail.
+//
+//	return framework.Errorf(404, "Function not found")
+//
+// gives HTTP 404 {"detail":"Function not found"} and, over MCP, the isError
+// text "HTTP 404 from POST /<tool>: Function not found".
+func Errorf(status int, format string, args ...any) error {
+	return &Error{Status: status, Detail: fmt.Sprintf(format, args...)}
+}
+
+// NewError returns an *Error with a structured detail (any JSON-encodable
+// value, e.g. a map or a struct).
+func NewError(status int, detail any) error { return &Error{Status: status, Detail: detail} }
+
+// Error returns "HTTP <status>: <detail>".
+func (e *Error) Error() string { return "HTTP " + strconv.Itoa(e.status()) + ": " + e.detailText() }
+
+func (e *Error) status() int {
+	if e.Status == 0 {
+		return 500
+	}
+	return e.Status
+}
+
+// detailText renders the detail as Python's str(detail) would.
+func (e *Error) detailText() string {
+	if s, ok := e.Detail.(string); ok {
+		return s
+	}
+	v, err := toValue(e.Detail)
+	if err != nil {
+		return fmt.Sprint(e.Detail)
+	}
+	return pyjson.Repr(v)
+}
+
+// ValidationError is a request that failed decoding or validation: HTTP 422
+// with pydantic's error items (python-compat sections 3 and 4.1). Decode and
+// every typed route return it; handlers may return it too.
+type ValidationError struct {
+	items []lax.ErrorItem
+	// httpOnly marks errors that cannot come from the MCP door (json_invalid).
+}
+
+// Error returns the MCP rendering of the items (Python json.dumps of the list).
+func (e *ValidationError) Error() string { return lax.RenderMCP(e.items) }
+
+// Len returns the number of error items.
+func (e *ValidationError) Len() int { return len(e.items) }
+
+// panicError is a recovered panic.
+type panicError struct{ value any }
+
+func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
+
+// Status is the wire view of an error on both doors, computed by [StatusOf].
+type Status struct {
+	// Code is the HTTP status code.
+	Code int
+	// Body is the exact HTTP response body (application/json).
+	Body []byte
+	// Detail is the detail text that the MCP door puts after
+	// "HTTP <Code> from POST /<tool>: ".
+	Detail string
+}
+
+// MCPText returns the MCP isError text for a failed call of tool:
+// "HTTP <Code> from POST /<tool>: <Detail>" (contract d.6 step 4).
+func (s Status) MCPText(tool string) string {
+	return "HTTP " + strconv.Itoa(s.Code) + " from POST /" + tool + ": " + s.Detail
+}
+
+// StatusOf returns the status and both renderings of err, exactly as the two
+// doors write them:
+//
+//   - an [*Error] anywhere in err's chain (errors.As): its status; body
+//     {"detail": ...}; detail str(detail);
+//   - a [*ValidationError]: 422; body {"detail":[items with "body" loc prefix]};
+//     detail json.dumps(items) with "url" keys and no "body" prefix;
+//   - a recovered panic or any other error: 500; the body is a JSON string of
+//     the error text (NeMo's exception middleware writes repr(e) the same way);
+//     the detail is that text.
+//
+// A nil err gives Code 200 and a nil Body.
+func StatusOf(err error) Status {
+	if err == nil {
+		return Status{Code: 200}
+	}
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		for _, it := range ve.items {
+			if word, ok := nonFinite(it.Input); ok {
+				// NeMo's handler prints the errors, then Starlette's JSONResponse
+				// (allow_nan=False) raises on the input (python-compat 4.1).
+				return StatusOf(PythonError("ValueError", "Out of range float values are not JSON compliant: "+word))
+			}
+		}
+		return Status{Code: 422, Body: lax.RenderHTTP(ve.items), Detail: lax.RenderMCP(ve.items)}
+	}
+	var fe *Error
+	if errors.As(err, &fe) {
+		body, encErr := pyjson.Marshal(detailBody{Detail: fe.Detail}, pyjson.Python)
+		if encErr != nil {
+			// The detail cannot be written as JSON (NaN, a channel...): fall back
+			// to the string form rather than lose the status.
+			body, _ = pyjson.Marshal(detailBody{Detail: fmt.Sprint(fe.Detail)}, pyjson.Python)
+		}
+		return Status{Code: fe.status(), Body: body, Detail: fe.detailText()}
+	}
+	text := err.Error()
+	body, _ := pyjson.Marshal(text, pyjson.Python)
+	return Status{Code: 500, Body: body, Detail: text}
+}
+
+type detailBody struct {
+	Detail any `json:"detail"`
+}
+
+// toValue converts any JSON-encodable Go value to a Value.
+func toValue(x any) (pyjson.Value, error) {
+	if v, ok := x.(pyjson.Value); ok {
+		return v, nil
+	}
+	b, err := pyjson.Marshal(x, pyjson.Python)
+	if err != nil {
+		return pyjson.Value{}, err
+	}
+	return pyjson.Parse(b)
+}
+
+// nonFinite finds the first NaN or infinite number in v, in encoding order,
+// and returns Python's word for it ("nan", "inf", "-inf").
+func nonFinite(v pyjson.Value) (string, bool) {
+	switch v.Kind {
+	case pyjson.Number:
+		if !v.IsFloat() {
+			return "", false
+		}
+		f, _ := v.Float()
+		switch {
+		case math.IsNaN(f):
+			return "nan", true
+		case math.IsInf(f, 1):
+			return "inf", true
+		case math.IsInf(f, -1):
+			return "-inf", true
+		}
+	case pyjson.Array:
+		for _, it := range v.Items {
+			if w, ok := nonFinite(it); ok {
+				return w, true
+			}
+		}
+	case pyjson.Object:
+		for _, m := range v.Members {
+			if w, ok := nonFinite(m.Value); ok {
+				return w, true
+			}
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,70 @@
+// Package lax decodes a parsed JSON value (pyjson.Value) into a Go value the
+// way pydantic 2.13 validates a request body in lax mode, and reports failures
+// as pydantic's error items, byte-compatible with FastAPI's 422 body and with
+// the MCP door's error text.
+//
+// # Type mapping
+//
+// A Go type is read as the pydantic type a Python resources server would
+// declare:
+//
+//	string, named string kinds      str (strict: only JSON strings)
+//	bool                            bool
+//	int, int8..int64, uint..uint64  int (see "Integer ranges")
+//	float32, float64                float (float32 rounds to nearest; beyond its range, ±Inf)
+//	*T                              Optional[T]: null gives nil, no extra loc segment
+//	[]T                             list[T]: item locs are int indexes
+//	map[string]T                    dict[str, T]: value locs are the keys
+//	struct                          a model (fields by `json` tag, as encoding/json)
+//	any, json.RawMessage,           Any: everything is accepted; an `any` receives a
+//	pyjson.Value                    pyjson.Value, a RawMessage the compact JSON that
+//	                                pydantic's dump_json writes (pyjson.Pydantic)
+//
+// pyjson.Dict is dict[str, Any] kept in input order. Values stored in any,
+// pyjson.Value, pyjson.Dict and pyjson.Extra share memory with the input
+// Value; treat them as read-only or copy them.
+//
+// A type whose pointer implements Unmarshaler decodes itself. Other types
+// (arrays, []byte, channels, funcs, non-empty interfaces, maps with non-string
+// keys, and types implementing json.Unmarshaler or encoding.TextUnmarshaler,
+// such as time.Time) are refused by Compile with an error naming the field.
+//
+// # Models
+//
+// Struct fields follow encoding/json: exported fields, `json:"name"` renames,
+// `json:"-"` skips, embedded structs are flattened with Go's dominance rules.
+// Keys match exactly (pydantic is case-sensitive, unlike encoding/json). A
+// field is required iff it has the tag `required:"true"` (swaggest's
+// convention, read by the schema package too); an absent required field gives
+// a "missing" item whose input is the enclosing object. An absent optional
+// field gets the value of its `default:"..."` tag when it has one (read as
+// swaggest reads it for the schema: raw text for strings, numbers, bools,
+// JSON otherwise; checked by Compile), and is otherwise left untouched (its
+// zero value when decoding into a fresh value).
+//
+// Unknown keys are ignored (pydantic's extra="ignore"), unless the struct
+// embeds pyjson.Extra (extra="allow": the unknown members are collected in
+// input order) or Forbid (extra="forbid": each unknown key gives an
+// "extra_forbidden" item, after all field items, in input order).
+//
+// An optional `enum:"a,b"` tag (or `enum:"[\"a\",\"b\"]"`) on a string field
+// makes it a Literal["a", "b"]: any other input gives "literal_error".
+//
+// # Integer ranges
+//
+// Python ints are unbounded; Go's are not. A value outside the Go type's range
+// is reported as if the field were declared Annotated[int, Field(ge=MIN,
+// le=MAX)]: "greater_than_equal" / "less_than_equal" with ctx {"ge": MIN} or
+// {"le": MAX}. pydantic's own limit comes first: a float input with |x| >= 2^63
+// gives "int_parsing_size" whatever the Go type, as pydantic does.
+//
+// # Modes
+//
+// ModeHTTP reproduces FastAPI (validate_python with from_attributes=True): a
+// non-object where a model is expected gives "model_attributes_type". ModeMCP
+// reproduces NeMo Gym's MCP door (plain model_validate): "model_type" with ctx
+// {"class_name": <Go type name>}.
+//
+// Plans are compiled once per Go type and cached; Decode does no tag parsing
+// and no schema work.
+package lax

@@ -1,0 +1,823 @@
+package pyjson
+
+import (
+	"cmp"
+	"encoding"
+	"encoding/base64"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// Extra holds an object's keys that a struct does not declare, in order
+// (pydantic's extra="allow"). Embedded (as an anonymous field, possibly via
+// a pointer or another embedded struct) in a struct, its Members are written
+// after the struct's own fields, skipping keys the struct already wrote; it
+// never appears as a "Members" key. A non-embedded Extra field is written as
+// an object of its Members. The zero Extra has no members.
+type Extra struct {
+	Members []Member
+}
+
+// UnsupportedTypeError is returned by Marshal and Append for a value of a
+// type that has no JSON form (channel, function, complex number, unsafe
+// pointer, or a map whose key type is not a string, integer or
+// encoding.TextMarshaler).
+type UnsupportedTypeError struct {
+	Type reflect.Type
+}
+
+func (e *UnsupportedTypeError) Error() string {
+	return "pyjson: unsupported type: " + e.Type.String()
+}
+
+// MarshalerError wraps an error returned by a MarshalJSON or MarshalText
+// method.
+type MarshalerError struct {
+	Type   reflect.Type
+	Err    error
+	Method string // "MarshalJSON" or "MarshalText"
+}
+
+func (e *MarshalerError) Error() string {
+	return "pyjson: error calling " + e.Method + " for type " + e.Type.String() + ": " + e.Err.Error()
+}
+
+// Unwrap returns the method's error.
+func (e *MarshalerError) Unwrap() error { return e.Err }
+
+var (
+	valueType         = reflect.TypeFor[Value]()
+	extraType         = reflect.TypeFor[Extra]()
+	dictType          = reflect.TypeFor[Dict]()
+	rawMessageType    = reflect.TypeFor[json.RawMessage]()
+	numberType        = reflect.TypeFor[json.Number]()
+	marshalerType     = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// any writes a dynamically typed value; common types skip reflection.
+func (e *encodeState) any(x any) error {
+	switch x := x.(type) {
+	case nil:
+		e.buf = append(e.buf, "null"...)
+		return nil
+	case Value:
+		return e.value(&x)
+	case *Value:
+		if x == nil {
+			e.buf = append(e.buf, "null"...)
+			return nil
+		}
+		return e.value(x)
+	case string:
+		e.buf = appendString(e.buf, x, e.opts.EnsureASCII)
+		return nil
+	case bool:
+		if x {
+			e.buf = append(e.buf, "true"...)
+		} else {
+			e.buf = append(e.buf, "false"...)
+		}
+		return nil
+	case float64:
+		return e.float(x, 64)
+	case int:
+		e.buf = strconv.AppendInt(e.buf, int64(x), 10)
+		return nil
+	case int64:
+		e.buf = strconv.AppendInt(e.buf, x, 10)
+		return nil
+	case map[string]any:
+		return e.mapStringAny(x)
+	case []any:
+		if err := e.open('['); err != nil {
+			return err
+		}
+		for i, item := range x {
+			e.sep(i == 0)
+			if err := e.any(item); err != nil {
+				return err
+			}
+		}
+		e.close(']', len(x) == 0)
+		return nil
+	case json.RawMessage:
+		e.raw(x)
+		return nil
+	case json.Number:
+		return e.number(string(x))
+	}
+	v := reflect.ValueOf(x)
+	if k := v.Kind(); k == reflect.Struct || k == reflect.Array {
+		// Make it addressable, so that Value fields are read in place and
+		// pointer-receiver Marshalers are honoured everywhere below.
+		p := reflect.New(v.Type()).Elem()
+		p.Set(v)
+		v = p
+	}
+	return typeEncoder(v.Type())(e, v)
+}
+
+func (e *encodeState) raw(b []byte) {
+	if len(b) == 0 {
+		e.buf = append(e.buf, "null"...)
+		return
+	}
+	e.buf = append(e.buf, b...)
+}
+
+func (e *encodeState) mapStringAny(m map[string]any) error {
+	if err := e.open('{'); err != nil {
+		return err
+	}
+	var arr [16]string
+	keys := arr[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		e.sep(i == 0)
+		e.key(k)
+		if err := e.any(m[k]); err != nil {
+			return err
+		}
+	}
+	e.close('}', len(keys) == 0)
+	return nil
+}
+
+// encoderFunc writes v, whose type the function was built for.
+type encoderFunc func(e *encodeState, v reflect.Value) error
+
+var encoderCache sync.Map // reflect.Type -> encoderFunc
+
+// typeEncoder returns the cached encoder for t, building it once. A type
+// that refers to itself gets, while its encoder is being built, a stand-in
+// that waits for the real one.
+func typeEncoder(t reflect.Type) encoderFunc {
+	if f, ok := encoderCache.Load(t); ok {
+		return f.(encoderFunc)
+	}
+	var (
+		wg   sync.WaitGroup
+		real encoderFunc
+	)
+	wg.Add(1)
+	standIn := encoderFunc(func(e *encodeState, v reflect.Value) error {
+		wg.Wait()
+		return real(e, v)
+	})
+	if f, loaded := encoderCache.LoadOrStore(t, standIn); loaded {
+		return f.(encoderFunc)
+	}
+	real = newTypeEncoder(t, true)
+	wg.Done()
+	encoderCache.Store(t, real)
+	return real
+}
+
+func newTypeEncoder(t reflect.Type, allowAddr bool) encoderFunc {
+	switch t {
+	case valueType:
+		return valueEncoder
+	case extraType, dictType:
+		return membersEncoder
+	case rawMessageType:
+		return func(e *encodeState, v reflect.Value) error { e.raw(v.Bytes()); return nil }
+	case numberType:
+		return func(e *encodeState, v reflect.Value) error { return e.number(v.String()) }
+	}
+	if t.Kind() != reflect.Pointer && allowAddr && reflect.PointerTo(t).Implements(marshalerType) {
+		return condAddrEncoder(addrMarshalerEncoder, newTypeEncoder(t, false))
+	}
+	if t.Implements(marshalerType) {
+		return marshalerEncoder
+	}
+	if t.Kind() != reflect.Pointer && allowAddr && reflect.PointerTo(t).Implements(textMarshalerType) {
+		return condAddrEncoder(addrTextMarshalerEncoder, newTypeEncoder(t, false))
+	}
+	if t.Implements(textMarshalerType) {
+		return textMarshalerEncoder
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return boolEncoder
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return intEncoder
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return uintEncoder
+	case reflect.Float32:
+		return float32Encoder
+	case reflect.Float64:
+		return float64Encoder
+	case reflect.String:
+		return stringEncoder
+	case reflect.Interface:
+		return interfaceEncoder
+	case reflect.Struct:
+		return newStructEncoder(t)
+	case reflect.Map:
+		return newMapEncoder(t)
+	case reflect.Slice:
+		return newSliceEncoder(t)
+	case reflect.Array:
+		return newArrayEncoder(t)
+	case reflect.Pointer:
+		return newPtrEncoder(t)
+	}
+	return func(*encodeState, reflect.Value) error { return &UnsupportedTypeError{Type: t} }
+}
+
+func condAddrEncoder(canAddr, elseEnc encoderFunc) encoderFunc {
+	return func(e *encodeState, v reflect.Value) error {
+		if v.CanAddr() {
+			return canAddr(e, v)
+		}
+		return elseEnc(e, v)
+	}
+}
+
+func valueEncoder(e *encodeState, v reflect.Value) error {
+	if v.CanAddr() {
+		return e.value(v.Addr().Interface().(*Value))
+	}
+	x := v.Interface().(Value)
+	return e.value(&x)
+}
+
+// membersEncoder writes an Extra or a Dict (both are struct{ Members
+// []Member }) as an object of its members.
+func membersEncoder(e *encodeState, v reflect.Value) error {
+	if err := e.open('{'); err != nil {
+		return err
+	}
+	first, err := e.members(v.Field(0), true, nil)
+	if err != nil {
+		return err
+	}
+	e.close('}', first)
+	return nil
+}
+
+// members writes the elements of ms, a reflect.Value of a []Member, as
+// object members (first tells whether one was written before), skipping the
+// keys for which skip returns true. It reports whether it is still first.
+func (e *encodeState) members(ms reflect.Value, first bool, skip func(string) bool) (bool, error) {
+	for i, n := 0, ms.Len(); i < n; i++ {
+		m := ms.Index(i).Addr().Interface().(*Member) // slice elements are addressable
+		if skip != nil && skip(m.Key) {
+			continue
+		}
+		e.sep(first)
+		first = false
+		e.key(m.Key)
+		if err := e.value(&m.Value); err != nil {
+			return first, err
+		}
+	}
+	return first, nil
+}
+
+func (e *encodeState) marshalJSON(m json.Marshaler, t reflect.Type) error {
+	b, err := m.MarshalJSON()
+	if err != nil {
+		return &MarshalerError{Type: t, Err: err, Method: "MarshalJSON"}
+	}
+	e.raw(b)
+	return nil
+}
+
+func marshalerEncoder(e *encodeState, v reflect.Value) error {
+	if v.Kind() == reflect.Pointer && v.IsNil() {
+		e.buf = append(e.buf, "null"...)
+		return nil
+	}
+	return e.marshalJSON(v.Interface().(json.Marshaler), v.Type())
+}
+
+func addrMarshalerEncoder(e *encodeState, v reflect.Value) error {
+	return e.marshalJSON(v.Addr().Interface().(json.Marshaler), v.Type())
+}
+
+func (e *encodeState) marshalText(m encoding.TextMarshaler, t reflect.Type) error {
+	b, err := m.MarshalText()
+	if err != nil {
+		return &MarshalerError{Type: t, Err: err, Method: "MarshalText"}
+	}
+	e.buf = appendString(e.buf, string(b), e.opts.EnsureASCII)
+	return nil
+}
+
+func textMarshalerEncoder(e *encodeState, v reflect.Value) error {
+	if v.Kind() == reflect.Pointer && v.IsNil() {
+		e.buf = append(e.buf, "null"...)
+		return nil
+	}
+	return e.marshalText(v.Interface().(encoding.TextMarshaler), v.Type())
+}
+
+func addrTextMarshalerEncoder(e *encodeState, v reflect.Value) error {
+	return e.marshalText(v.Addr().Interface().(encoding.TextMarshaler), v.Type())
+}
+
+func boolEncoder(e *encodeState, v reflect.Value) error {
+	if v.Bool() {
+		e.buf = append(e.buf, "true"...)
+	} else {
+		e.buf = append(e.buf, "false"...)
+	}
+	return nil
+}
+
+func intEncoder(e *encodeState, v reflect.Value) error {
+	e.buf = strconv.AppendInt(e.buf, v.Int(), 10)
+	return nil
+}
+
+func uintEncoder(e *encodeState, v reflect.Value) error {
+	e.buf = strconv.AppendUint(e.buf, v.Uint(), 10)
+	return nil
+}
+
+func float32Encoder(e *encodeState, v reflect.Value) error { return e.float(v.Float(), 32) }
+
+func float64Encoder(e *encodeState, v reflect.Value) error { return e.float(v.Float(), 64) }
+
+func stringEncoder(e *encodeState, v reflect.Value) error {
+	e.buf = appendString(e.buf, v.String(), e.opts.EnsureASCII)
+	return nil
+}
+
+func interfaceEncoder(e *encodeState, v reflect.Value) error {
+	if v.IsNil() {
+		e.buf = append(e.buf, "null"...)
+		return nil
+	}
+	return e.any(v.Interface())
+}
+
+func newPtrEncoder(t reflect.Type) encoderFunc {
+	var elem encoderFunc
+	var once sync.Once
+	return func(e *encodeState, v reflect.Value) error {
+		if v.IsNil() {
+			e.buf = append(e.buf, "null"...)
+			return nil
+		}
+		once.Do(func() { elem = typeEncoder(t.Elem()) })
+		if e.depth++; e.depth > MaxEncodeDepth {
+			return ErrEncodeTooDeep
+		}
+		err := elem(e, v.Elem())
+		e.depth--
+		return err
+	}
+}
+
+func newSliceEncoder(t reflect.Type) encoderFunc {
+	et := t.Elem()
+	if et.Kind() == reflect.Uint8 {
+		p := reflect.PointerTo(et)
+		if !et.Implements(marshalerType) && !p.Implements(marshalerType) &&
+			!et.Implements(textMarshalerType) && !p.Implements(textMarshalerType) {
+			return bytesEncoder
+		}
+	}
+	// A nil slice is written as [] (see Append).
+	return newArrayEncoder(t)
+}
+
+func bytesEncoder(e *encodeState, v reflect.Value) error {
+	b := v.Bytes()
+	e.buf = append(e.buf, '"')
+	e.buf = base64.StdEncoding.AppendEncode(e.buf, b)
+	e.buf = append(e.buf, '"')
+	return nil
+}
+
+func newArrayEncoder(t reflect.Type) encoderFunc {
+	var elem encoderFunc
+	var once sync.Once
+	return func(e *encodeState, v reflect.Value) error {
+		once.Do(func() { elem = typeEncoder(t.Elem()) })
+		if err := e.open('['); err != nil {
+			return err
+		}
+		n := v.Len()
+		for i := 0; i < n; i++ {
+			e.sep(i == 0)
+			if err := elem(e, v.Index(i)); err != nil {
+				return err
+			}
+		}
+		e.close(']', n == 0)
+		return nil
+	}
+}
+
+// Maps.
+
+type mapKeyFunc func(k reflect.Value) (string, error)
+
+func newMapEncoder(t reflect.Type) encoderFunc {
+	kt := t.Key()
+	var keyOf mapKeyFunc
+	switch {
+	case kt.Kind() == reflect.String:
+		keyOf = func(k reflect.Value) (string, error) { return k.String(), nil }
+	case kt.Implements(textMarshalerType):
+		keyOf = func(k reflect.Value) (string, error) {
+			if k.Kind() == reflect.Pointer && k.IsNil() {
+				return "", nil
+			}
+			b, err := k.Interface().(encoding.TextMarshaler).MarshalText()
+			if err != nil {
+				return "", &MarshalerError{Type: k.Type(), Err: err, Method: "MarshalText"}
+			}
+			return string(b), nil
+		}
+	default:
+		switch kt.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			keyOf = func(k reflect.Value) (string, error) { return strconv.FormatInt(k.Int(), 10), nil }
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			keyOf = func(k reflect.Value) (string, error) { return strconv.FormatUint(k.Uint(), 10), nil }
+		default:
+			return func(*encodeState, reflect.Value) error { return &UnsupportedTypeError{Type: t} }
+		}
+	}
+	var elem encoderFunc
+	var once sync.Once
+	sliceOfElem := reflect.SliceOf(t.Elem())
+	return func(e *encodeState, v reflect.Value) error {
+		once.Do(func() { elem = typeEncoder(t.Elem()) })
+		if err := e.open('{'); err != nil {
+			return err
+		}
+		n := v.Len()
+		if n == 0 {
+			e.close('}', true)
+			return nil
+		}
+		type entry struct {
+			key string
+			i   int
+		}
+		entries := make([]entry, 0, n)
+		vals := reflect.MakeSlice(sliceOfElem, n, n) // addressable copies
+		it := v.MapRange()
+		for i := 0; it.Next(); i++ {
+			k, err := keyOf(it.Key())
+			if err != nil {
+				return err
+			}
+			vals.Index(i).SetIterValue(it)
+			entries = append(entries, entry{k, i})
+		}
+		slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.key, b.key) })
+		for j, en := range entries {
+			e.sep(j == 0)
+			e.key(en.key)
+			if err := elem(e, vals.Index(en.i)); err != nil {
+				return err
+			}
+		}
+		e.close('}', false)
+		return nil
+	}
+}
+
+// Structs.
+
+type field struct {
+	name      string
+	index     []int
+	typ       reflect.Type
+	tagged    bool
+	omitEmpty bool
+	omitZero  bool
+	keyRaw    []byte // the name as a JSON string, raw UTF-8
+	keyASCII  []byte // the name as a JSON string, ensure_ascii
+	enc       encoderFunc
+	isZero    func(reflect.Value) bool
+}
+
+type structEncoder struct {
+	fields []field
+	extra  []int          // index path of the embedded Extra, or nil
+	byName map[string]int // field name -> position, when extra != nil
+}
+
+func newStructEncoder(t reflect.Type) encoderFunc {
+	se := &structEncoder{}
+	se.fields, se.extra = typeFields(t)
+	if se.extra != nil {
+		se.byName = make(map[string]int, len(se.fields))
+		for i := range se.fields {
+			se.byName[se.fields[i].name] = i
+		}
+	}
+	var once sync.Once
+	return func(e *encodeState, v reflect.Value) error {
+		once.Do(func() {
+			for i := range se.fields {
+				se.fields[i].enc = typeEncoder(se.fields[i].typ)
+			}
+		})
+		return se.encode(e, v)
+	}
+}
+
+// fieldByIndex follows index from the struct v, through embedded pointers;
+// ok is false when one of them is nil.
+func fieldByIndex(v reflect.Value, index []int) (reflect.Value, bool) {
+	for k, i := range index {
+		if k > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return reflect.Value{}, false
+			}
+			v = v.Elem()
+		}
+		v = v.Field(i)
+	}
+	return v, true
+}
+
+func (se *structEncoder) encode(e *encodeState, v reflect.Value) error {
+	if err := e.open('{'); err != nil {
+		return err
+	}
+	var smallWritten uint64
+	var written []bool
+	if se.extra != nil && len(se.fields) > 64 {
+		written = make([]bool, len(se.fields))
+	}
+	first := true
+	for i := range se.fields {
+		f := &se.fields[i]
+		var fv reflect.Value
+		if len(f.index) == 1 {
+			fv = v.Field(f.index[0])
+		} else {
+			var ok bool
+			if fv, ok = fieldByIndex(v, f.index); !ok {
+				continue
+			}
+		}
+		if f.omitEmpty && isEmptyValue(fv) {
+			continue
+		}
+		if f.omitZero && f.isZero(fv) {
+			continue
+		}
+		e.sep(first)
+		first = false
+		if e.opts.EnsureASCII {
+			e.buf = append(e.buf, f.keyASCII...)
+		} else {
+			e.buf = append(e.buf, f.keyRaw...)
+		}
+		e.colon()
+		if err := f.enc(e, fv); err != nil {
+			return err
+		}
+		if se.extra != nil {
+			if written != nil {
+				written[i] = true
+			} else {
+				smallWritten |= 1 << uint(i)
+			}
+		}
+	}
+	if se.extra != nil {
+		if ev, ok := fieldByIndex(v, se.extra); ok && !(ev.Kind() == reflect.Pointer && ev.IsNil()) {
+			if ev.Kind() == reflect.Pointer {
+				ev = ev.Elem()
+			}
+			skip := func(key string) bool {
+				i, ok := se.byName[key]
+				if !ok {
+					return false
+				}
+				if written != nil {
+					return written[i]
+				}
+				return smallWritten&(1<<uint(i)) != 0
+			}
+			var err error
+			if first, err = e.members(ev.Field(0), first, skip); err != nil {
+				return err
+			}
+		}
+	}
+	e.close('}', first)
+	return nil
+}
+
+func isEmptyValue(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool:
+		return !v.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int() == 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return v.Uint() == 0
+	case reflect.Float32, reflect.Float64:
+		return v.Float() == 0
+	case reflect.Interface, reflect.Pointer:
+		return v.IsNil()
+	case reflect.Struct:
+		switch v.Type() {
+		case valueType:
+			return Kind(v.Field(0).Uint()) == Null
+		case dictType:
+			return v.Field(0).Len() == 0
+		}
+	}
+	return false
+}
+
+// typeFields lists the fields encoding/json would write for the struct type
+// t, in order, applying its rules for embedded structs: fields of embedded
+// structs are promoted; among fields with the same name the shallowest wins,
+// a tagged one wins among equally shallow ones, and otherwise all of them are
+// dropped. It also returns the index path of an embedded Extra, if any (the
+// shallowest).
+func typeFields(t reflect.Type) ([]field, []int) {
+	type walk struct {
+		typ   reflect.Type
+		index []int
+	}
+	var (
+		fields     []field
+		extra      []int
+		next       = []walk{{typ: t}}
+		current    []walk
+		count      map[reflect.Type]int
+		nextCount  = map[reflect.Type]int{}
+		visited    = map[reflect.Type]bool{}
+		extraDepth = -1
+	)
+	for len(next) > 0 {
+		current, next = next, current[:0]
+		count, nextCount = nextCount, map[reflect.Type]int{}
+		for _, w := range current {
+			if visited[w.typ] {
+				continue
+			}
+			visited[w.typ] = true
+			for i := 0; i < w.typ.NumField(); i++ {
+				sf := w.typ.Field(i)
+				index := make([]int, len(w.index)+1)
+				copy(index, w.index)
+				index[len(w.index)] = i
+				ft := sf.Type
+				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if sf.Anonymous {
+					if ft == extraType {
+						if extraDepth < 0 || len(index) < extraDepth {
+							extra, extraDepth = index, len(index)
+						}
+						continue
+					}
+					if !sf.IsExported() && ft.Kind() != reflect.Struct {
+						continue
+					}
+				} else if !sf.IsExported() {
+					continue
+				}
+				tag := sf.Tag.Get("json")
+				if tag == "-" {
+					continue
+				}
+				name, opts, _ := strings.Cut(tag, ",")
+				if !validTagName(name) {
+					name = ""
+				}
+				if name == "" && sf.Anonymous && ft.Kind() == reflect.Struct && ft != valueType && ft != dictType {
+					// Promote the embedded struct's fields.
+					nextCount[ft]++
+					if nextCount[ft] == 1 {
+						next = append(next, walk{typ: ft, index: index})
+					}
+					continue
+				}
+				f := field{
+					name:   name,
+					index:  index,
+					typ:    sf.Type,
+					tagged: name != "",
+				}
+				if f.name == "" {
+					f.name = sf.Name
+				}
+				for opts != "" {
+					var o string
+					o, opts, _ = strings.Cut(opts, ",")
+					switch o {
+					case "omitempty":
+						f.omitEmpty = true
+					case "omitzero":
+						f.omitZero = true
+						f.isZero = zeroFunc(sf.Type)
+					}
+				}
+				f.keyRaw = appendString(nil, f.name, false)
+				f.keyASCII = appendString(nil, f.name, true)
+				fields = append(fields, f)
+				if count[w.typ] > 1 {
+					// The embedding struct appeared more than once at this
+					// depth: a duplicate makes the name ambiguous below.
+					fields = append(fields, f)
+				}
+			}
+		}
+	}
+
+	// Resolve name conflicts.
+	slices.SortStableFunc(fields, func(a, b field) int {
+		if c := strings.Compare(a.name, b.name); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(len(a.index), len(b.index)); c != 0 {
+			return c
+		}
+		if a.tagged != b.tagged {
+			if a.tagged {
+				return -1
+			}
+			return 1
+		}
+		return slices.Compare(a.index, b.index)
+	})
+	out := fields[:0]
+	for i := 0; i < len(fields); {
+		j := i + 1
+		for j < len(fields) && fields[j].name == fields[i].name {
+			j++
+		}
+		group := fields[i:j]
+		i = j
+		if len(group) == 1 {
+			out = append(out, group[0])
+			continue
+		}
+		// group[0] is the shallowest, tagged first. It dominates unless
+		// another field is equally shallow and equally tagged.
+		if len(group[1].index) == len(group[0].index) && group[1].tagged == group[0].tagged {
+			continue
+		}
+		out = append(out, group[0])
+	}
+	fields = out
+	slices.SortFunc(fields, func(a, b field) int { return slices.Compare(a.index, b.index) })
+	return fields, extra
+}
+
+func validTagName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
+		case c == '\\' || c == '"' || c == '\'' || c == '`' || c == ',':
+			return false
+		case unicode.IsLetter(c), unicode.IsDigit(c):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// zeroFunc is the omitzero test for t: its IsZero() bool method if it has
+// one, else reflect's zero check.
+func zeroFunc(t reflect.Type) func(reflect.Value) bool {
+	type isZeroer interface{ IsZero() bool }
+	iz := reflect.TypeFor[isZeroer]()
+	switch {
+	case t.Kind() == reflect.Pointer && t.Implements(iz):
+		return func(v reflect.Value) bool { return v.IsNil() || v.Interface().(isZeroer).IsZero() }
+	case t.Implements(iz):
+		return func(v reflect.Value) bool { return v.Interface().(isZeroer).IsZero() }
+	case reflect.PointerTo(t).Implements(iz):
+		return func(v reflect.Value) bool {
+			if v.CanAddr() {
+				return v.Addr().Interface().(isZeroer).IsZero()
+			}
+			return v.IsZero()
+		}
+	}
+	return func(v reflect.Value) bool { return v.IsZero() }
+}

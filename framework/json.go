@@ -1,0 +1,77 @@
+package framework
+
+import (
+	"github.com/gymkit/gymkit/framework/internal/lax"
+	"github.com/gymkit/gymkit/framework/internal/pyjson"
+)
+
+// Value is one JSON value as Python's json.loads sees it: objects keep key
+// order, numbers keep their literal text (so int vs float is lexical and big
+// ints are exact). The zero Value is JSON null. Use it for fields that take
+// any JSON ("Any" in pydantic) and for ordered results.
+type Value = pyjson.Value
+
+// Member is one key of an object Value.
+type Member = pyjson.Member
+
+// Kind is the JSON type of a Value.
+type Kind = pyjson.Kind
+
+// The JSON kinds.
+const (
+	KindNull   = pyjson.Null
+	KindBool   = pyjson.Bool
+	KindNumber = pyjson.Number
+	KindString = pyjson.String
+	KindArray  = pyjson.Array
+	KindObject = pyjson.Object
+)
+
+// Extra, embedded in a request struct, collects the unknown top-level keys of
+// the body in input order (pydantic extra="allow"); embedded in a response
+// struct, its members are written after the struct's own fields. A verify
+// request and response that both embed it echo the unknown keys (NeMo's
+// extra="allow" verify models).
+type Extra = pyjson.Extra
+
+// ForbidExtra, embedded in a request struct, makes unknown keys a 422
+// extra_forbidden error (pydantic extra="forbid").
+type ForbidExtra = lax.Forbid
+
+// JSONStyle selects one of Python's JSON writers.
+type JSONStyle uint8
+
+const (
+	// JSONPydantic is pydantic-core's dump_json, which FastAPI uses for typed
+	// 200 bodies: compact, raw UTF-8, floats like 1.0, 1e+16, 0.00001, 1e-6;
+	// NaN and infinities as null (python-compat 4.5).
+	JSONPydantic JSONStyle = iota
+	// JSONPython is Starlette's JSONResponse (error bodies, MCP text): compact,
+	// raw UTF-8, Python float repr (1e-05, 1e+16); NaN is an error.
+	JSONPython
+	// JSONPythonDumps is json.dumps with its defaults (the MCP 422 detail):
+	// ", " and ": " separators, ensure_ascii, NaN written as NaN.
+	JSONPythonDumps
+)
+
+func (s JSONStyle) options() pyjson.Options {
+	switch s {
+	case JSONPython:
+		return pyjson.Python
+	case JSONPythonDumps:
+		return pyjson.PythonDumps
+	}
+	return pyjson.Pydantic
+}
+
+// MarshalJSON writes v as the chosen Python writer would: structs in field
+// order (json tags honoured), maps with sorted keys, Values in their own
+// order, float64 always as a float (3.0), no HTML escaping. It returns an error
+// for values JSON cannot hold (channels, functions, cycles) and, in
+// JSONPython, for NaN and infinities.
+func MarshalJSON(v any, style JSONStyle) ([]byte, error) { return pyjson.Marshal(v, style.options()) }
+
+// ParseJSON parses data as Python's json.loads does (NaN and Infinity
+// literals, duplicate keys last-wins, big ints exact). Errors carry CPython's
+// message and character position.
+func ParseJSON(data []byte) (Value, error) { return pyjson.Parse(data) }

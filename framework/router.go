@@ -1,0 +1,209 @@
+package framework
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/gymkit/gymkit/framework/internal/pyjson"
+)
+
+// Router collects the routes an environment declares in its Routes method.
+// It is only valid during Routes; the framework builds the HTTP handler and the
+// MCP tools from it afterwards ([Build]).
+//
+// Registration mistakes (a bad or duplicate path, an unsupported request
+// type, two dispatchers) are collected and reported by [Build] as one error
+// naming every route; registration never panics.
+type Router struct {
+	tools      []*Tool // typed tools in registration order
+	catchAll   *dispatcher
+	seed       *Tool
+	verify     *verifyRoute
+	middleware []func(http.Handler) http.Handler
+	errs       []error
+}
+
+// Use adds HTTP middleware around every route of this server (outermost first).
+// Note that the MCP door calls tools directly and would skip it, so a server
+// that uses middleware cannot expose its tools over MCP (startup refuses it,
+// as NeMo's installer refuses non-Gym middleware, contract d.2 step 3a).
+func (r *Router) Use(mw ...func(http.Handler) http.Handler) {
+	r.middleware = append(r.middleware, mw...)
+}
+
+func (r *Router) errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Errorf(format, args...))
+}
+
+// RouteOption sets tool metadata: [Description], [Title], [ReadOnly],
+// [Destructive], [Idempotent], [OpenWorld].
+type RouteOption func(*Tool)
+
+// Description sets the tool's description (FastAPI takes it from the handler
+// docstring; MCP shows it in tools/list). Leading and trailing space is trimmed.
+func Description(text string) RouteOption {
+	return func(t *Tool) { t.Description = strings.TrimSpace(text) }
+}
+
+// Title sets the tool's human-readable title (MCP "title").
+func Title(text string) RouteOption { return func(t *Tool) { t.Title = text } }
+
+// ReadOnly marks the tool as not modifying its environment (MCP readOnlyHint).
+func ReadOnly() RouteOption { return func(t *Tool) { t.Annotations.ReadOnly = ptr(true) } }
+
+// Destructive marks the tool as possibly destructive (MCP destructiveHint).
+func Destructive() RouteOption { return func(t *Tool) { t.Annotations.Destructive = ptr(true) } }
+
+// Idempotent marks repeated calls with the same arguments as having no further
+// effect (MCP idempotentHint).
+func Idempotent() RouteOption { return func(t *Tool) { t.Annotations.Idempotent = ptr(true) } }
+
+// OpenWorld marks the tool as reaching outside the environment (MCP
+// openWorldHint).
+func OpenWorld() RouteOption { return func(t *Tool) { t.Annotations.OpenWorld = ptr(true) } }
+
+func ptr[T any](v T) *T { return &v }
+
+// reservedNames are the route names that are never tools (contract d.2).
+var reservedNames = map[string]bool{"verify": true, "seed_session": true, "aggregate_metrics": true, "mcp": true}
+
+// Post registers a typed tool: POST path with a JSON body decoded into Req and
+// the handler's Resp written as the 200 body, and, when the instance exposes
+// tools over MCP, the MCP tool of the same name (path without its "/").
+//
+// Req and Resp are values, not pointers. Req is normally a struct whose fields
+// carry `json` names and `required:"true"` for required keys; it is decoded with
+// pydantic's lax rules (a failure is a 422 with pydantic's items). A Req of
+// json.RawMessage, map[string]any or Value is a dict body (any JSON object, no
+// validation); [NoBody] never reads the body. The tool's input schema comes
+// from Req, its output schema from Resp when Resp is a JSON object type.
+//
+// The handler's error decides the status ([StatusOf]): *Error keeps its status,
+// anything else (and a panic) is a 500. path must be "/name" with name
+// matching [A-Za-z0-9_-]+ and not one of verify, seed_session,
+// aggregate_metrics, mcp; Build reports violations.
+func Post[Req, Resp any](r *Router, path string, h func(ctx context.Context, req Req) (Resp, error), opts ...RouteOption) {
+	name, ok := strings.CutPrefix(path, "/")
+	if !ok || name == "" {
+		r.errorf("route %q: path must start with \"/\" and name a tool", path)
+		return
+	}
+	if h == nil {
+		r.errorf("route %q: nil handler", path)
+		return
+	}
+	dec, in, kind, err := decoder[Req]()
+	if err != nil {
+		r.errorf("route %q: request type: %v", path, err)
+		return
+	}
+	t := &Tool{
+		Name:         name,
+		InputSchema:  in,
+		OutputSchema: outputSchema[Resp](),
+		noBody:       kind == bodyNone,
+		path:         path,
+	}
+	t.invoke = func(ctx context.Context, _ string, args pyjson.Value, raw []byte) (any, error) {
+		req, err := dec(ctx, args, raw)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := h(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return resp, nil
+	}
+	for _, o := range opts {
+		o(t)
+	}
+	switch {
+	case !toolName.MatchString(name):
+		r.errorf("route %q: tool name %q does not match [A-Za-z0-9_-]+", path, name)
+		return
+	case reservedNames[name]:
+		r.errorf("route %q: %q is reserved (use SeedSession / Verify for those routes)", path, name)
+		return
+	}
+	for _, o := range r.tools {
+		if o.Name == name {
+			r.errorf("route %q: registered twice", path)
+			return
+		}
+	}
+	r.tools = append(r.tools, t)
+}
+
+// DispatchFunc handles one call of a dispatcher server: tool is the path
+// segment ("email_send_email"), args the JSON object body (compact or as
+// received). Its result is written as the 200 body: return a struct, a
+// json.RawMessage or a [Value] to keep key order (Go maps are written with
+// sorted keys).
+type DispatchFunc func(ctx context.Context, tool string, args json.RawMessage) (any, error)
+
+type dispatcher struct {
+	h    DispatchFunc
+	used bool // some exposed tool dispatches through it
+}
+
+// Dispatch registers the catch-all POST /{tool} of a dispatcher server (NeMo's
+// `POST /{path}` pattern, contract a.6): every POST to a path that is not a
+// typed route or a default route reaches h with the path segment as tool.
+// The body must be a JSON object (else 422, as the Python body model would
+// say); decode it with [Decode] to validate its fields.
+//
+// A dispatcher's tools are not harvested for MCP: a Tools hook mints them with
+// [CatchAll.Tool]. A server has at most one dispatcher; Build refuses a second.
+func Dispatch(r *Router, h DispatchFunc) {
+	if h == nil {
+		r.errorf("Dispatch: nil handler")
+		return
+	}
+	if r.catchAll != nil {
+		r.errorf("Dispatch: multiple parameterized catch-all routes (POST /{tool} registered twice)")
+		return
+	}
+	r.catchAll = &dispatcher{h: h}
+}
+
+func (d *dispatcher) invoke(ctx context.Context, tool string, args pyjson.Value, raw []byte) (any, error) {
+	if args.Kind != pyjson.Object {
+		return nil, modelAttributesError(args)
+	}
+	return d.h(ctx, tool, raw)
+}
+
+// CatchAll mints MCP tools that dispatch through the server's [Dispatch]
+// handler. The framework passes it to a Tools hook; it is nil when the server
+// has no dispatcher.
+type CatchAll struct {
+	d *dispatcher
+}
+
+// Tool returns a tool named name whose calls reach the dispatcher with that
+// name as the tool, exactly as POST /<name> does. inputSchema is the tool's
+// JSON Schema object (nil = the permissive
+// {"type":"object","additionalProperties":true}); description may be "".
+// Calling Tool on a nil *CatchAll panics with a message saying the server has
+// no Dispatch route.
+func (c *CatchAll) Tool(name string, inputSchema json.RawMessage, description string) Tool {
+	if c == nil {
+		panic("framework: CatchAll.Tool(" + name + "): the server has no Dispatch route")
+	}
+	if len(inputSchema) == 0 {
+		inputSchema = permissive
+	}
+	c.d.used = true
+	return Tool{
+		Name:        name,
+		Description: strings.TrimSpace(description),
+		InputSchema: inputSchema,
+		invoke:      c.d.invoke,
+		path:        "/{tool}",
+		catchAll:    true,
+	}
+}

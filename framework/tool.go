@@ -1,0 +1,267 @@
+package framework
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"runtime/debug"
+
+	"github.com/gymkit/gymkit/framework/internal/lax"
+	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/framework/internal/schema"
+)
+
+// Door says through which door a tool call arrived.
+type Door uint8
+
+const (
+	// DoorHTTP is a plain JSON POST /<tool> (NeMo's simple_agent).
+	DoorHTTP Door = iota
+	// DoorMCP is an MCP tools/call on /mcp (claude_code_agent, codex_agent).
+	DoorMCP
+)
+
+// String returns "http" or "mcp".
+func (d Door) String() string {
+	if d == DoorMCP {
+		return "mcp"
+	}
+	return "http"
+}
+
+type doorKey struct{}
+
+// DoorOf returns the door of the tool call running in ctx (DoorHTTP when ctx
+// carries none, e.g. in a unit test calling a handler directly).
+func DoorOf(ctx context.Context) Door {
+	d, _ := ctx.Value(doorKey{}).(Door)
+	return d
+}
+
+// Annotations are the MCP tool annotations (MCP spec "ToolAnnotations"). A nil
+// pointer means "not stated"; the MCP door omits it.
+type Annotations struct {
+	ReadOnly    *bool
+	Destructive *bool
+	Idempotent  *bool
+	OpenWorld   *bool
+}
+
+// Tool is one callable tool: a typed route made by [Post], or a dispatcher
+// tool made by [CatchAll.Tool]. Both doors call the same Tool with [Tool.Call]:
+// the HTTP door as POST /<Name>, the MCP door as tools/call <Name>.
+//
+// A Tool is immutable after [Build] and safe for concurrent use. The fields are
+// what tools/list shows; change them (e.g. Description) in a Tools hook by
+// copying the value.
+type Tool struct {
+	// Name is the route path without its leading "/" (e.g. "get_weather"), or
+	// the catch-all tool name.
+	Name string
+	// Title is an optional human-readable name (MCP "title").
+	Title string
+	// Description is the MCP description; "" means none.
+	Description string
+	// InputSchema is a self-contained JSON Schema object for the arguments
+	// (root "type":"object"; no "$ref"). A dict body has the permissive
+	// {"type":"object","additionalProperties":true}.
+	InputSchema json.RawMessage
+	// OutputSchema is the result's JSON Schema when the result is a JSON object
+	// type, else nil.
+	OutputSchema json.RawMessage
+	// Annotations are the MCP hints set with ReadOnly, Destructive, Idempotent
+	// and OpenWorld.
+	Annotations Annotations
+
+	invoke invokeFunc
+	// noBody tools never read the request body (NoBody).
+	noBody bool
+	// path is the route path ("/get_weather"; "/{tool}" for catch-all tools).
+	path string
+	// catchAll marks tools minted by CatchAll.Tool.
+	catchAll bool
+}
+
+// invokeFunc runs one call: args is the parsed body (Kind Null when absent)
+// and raw its JSON text.
+type invokeFunc func(ctx context.Context, tool string, args pyjson.Value, raw []byte) (any, error)
+
+// Path returns the tool's HTTP route path: "/<Name>", or the dispatcher's
+// "/{tool}" for catch-all tools.
+func (t Tool) Path() string { return t.path }
+
+// IsCatchAll reports whether the tool dispatches through the catch-all route.
+func (t Tool) IsCatchAll() bool { return t.catchAll }
+
+// Call runs the tool once with JSON arguments, as door d: decode and validate
+// (a *ValidationError on failure), call the handler (a panic is recovered and
+// returned as a 500 error), and return its result, to be encoded by the door.
+// args may be nil or empty for "no arguments" (the MCP door passes {} then).
+// Call is safe for concurrent use.
+func (t Tool) Call(ctx context.Context, args json.RawMessage, d Door) (any, error) {
+	if t.invoke == nil {
+		return nil, fmt.Errorf("framework: tool %q was not built by the framework", t.Name)
+	}
+	var v pyjson.Value
+	if !t.noBody {
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		var err error
+		v, err = pyjson.Parse(args)
+		if err != nil {
+			return nil, Errorf(400, "There was an error parsing the body")
+		}
+	}
+	return t.call(context.WithValue(ctx, doorKey{}, d), v, args)
+}
+
+func (t Tool) call(ctx context.Context, args pyjson.Value, raw []byte) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.ErrorContext(ctx, "tool panicked", "tool", t.Name, "door", DoorOf(ctx).String(), "panic", p, "stack", string(debug.Stack()))
+			res, err = nil, &panicError{value: p}
+		}
+	}()
+	return t.invoke(ctx, t.Name, args, raw)
+}
+
+// NoBody is a request type for tools that take no arguments: the body is not
+// read at all (any body, none, or invalid JSON is accepted), like a FastAPI
+// handler that only takes a Request. Its schema is the permissive object
+// schema.
+type NoBody struct{}
+
+var (
+	noBodyType  = reflect.TypeFor[NoBody]()
+	rawType     = reflect.TypeFor[json.RawMessage]()
+	mapAnyType  = reflect.TypeFor[map[string]any]()
+	valueType   = reflect.TypeFor[pyjson.Value]()
+	permissive  = json.RawMessage(`{"type":"object","additionalProperties":true}`)
+	errorType   = reflect.TypeFor[error]()
+	_           = errorType
+	forbidCheck = lax.Forbid{}
+)
+
+// bodyKind says how a request type is decoded.
+type bodyKind uint8
+
+const (
+	bodyModel bodyKind = iota // a struct (or other typed) model: lax decode
+	bodyDict                  // json.RawMessage, map[string]any, Value: any object
+	bodyNone                  // NoBody
+)
+
+func kindOf(t reflect.Type) bodyKind {
+	switch t {
+	case noBodyType:
+		return bodyNone
+	case rawType, mapAnyType, valueType:
+		return bodyDict
+	}
+	return bodyModel
+}
+
+// decoder returns a function decoding a body Value into a Req, or an error at
+// registration time (unsupported field types).
+func decoder[Req any]() (func(ctx context.Context, v pyjson.Value, raw []byte) (Req, error), json.RawMessage, bodyKind, error) {
+	t := reflect.TypeFor[Req]()
+	switch kindOf(t) {
+	case bodyNone:
+		return func(context.Context, pyjson.Value, []byte) (Req, error) {
+			var zero Req
+			return zero, nil
+		}, permissive, bodyNone, nil
+	case bodyDict:
+		return func(_ context.Context, v pyjson.Value, raw []byte) (Req, error) {
+			var req Req
+			if v.Kind != pyjson.Object {
+				return req, dictError(v)
+			}
+			switch p := any(&req).(type) {
+			case *json.RawMessage:
+				*p = append(json.RawMessage(nil), raw...)
+			case *pyjson.Value:
+				*p = v
+			case *map[string]any:
+				if err := json.Unmarshal(raw, p); err != nil {
+					return req, err
+				}
+			}
+			return req, nil
+		}, permissive, bodyDict, nil
+	}
+	plan, err := lax.Compile(t)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	sch, err := schema.For(t)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return func(ctx context.Context, v pyjson.Value, _ []byte) (Req, error) {
+		var req Req
+		mode := lax.ModeHTTP
+		if DoorOf(ctx) == DoorMCP {
+			mode = lax.ModeMCP
+		}
+		if items := plan.Decode(v, reflect.ValueOf(&req).Elem(), mode); len(items) > 0 {
+			return req, &ValidationError{items: items}
+		}
+		return req, nil
+	}, sch, bodyModel, nil
+}
+
+// dictError is pydantic's error for a dict body given a non-object.
+func dictError(v pyjson.Value) error {
+	return &ValidationError{items: []lax.ErrorItem{{
+		Type: "dict_type", Loc: []any{}, Msg: "Input should be a valid dictionary", Input: v,
+	}}}
+}
+
+// outputSchema returns the JSON Schema of Resp when it is a JSON object type.
+func outputSchema[Resp any]() json.RawMessage {
+	t := reflect.TypeFor[Resp]()
+	if t == rawType || t == valueType || t.Kind() == reflect.Interface || !schema.IsObject(t) {
+		return nil
+	}
+	s, err := schema.For(t)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// Decode decodes and validates JSON arguments into a T exactly as [Post]
+// decodes a request body: pydantic v2 lax coercions, and on failure a
+// *ValidationError (HTTP 422 with pydantic's items; over MCP the 422 isError
+// text). A dispatcher ([Dispatch]) calls it on the args it receives.
+//
+// T must be a type Post accepts (a struct of supported fields, typically).
+// Decode compiles T's plan once and caches it; it is safe for concurrent use.
+func Decode[T any](args json.RawMessage) (T, error) {
+	var zero T
+	v, err := pyjson.Parse(args)
+	if err != nil {
+		return zero, Errorf(400, "There was an error parsing the body")
+	}
+	return DecodeValue[T](v)
+}
+
+// DecodeValue is [Decode] for an already parsed Value.
+func DecodeValue[T any](v pyjson.Value) (T, error) {
+	var out T
+	plan, err := lax.Compile(reflect.TypeFor[T]())
+	if err != nil {
+		return out, err
+	}
+	if v.Kind == pyjson.Null {
+		return out, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
+	}
+	if items := plan.Decode(v, reflect.ValueOf(&out).Elem(), lax.ModeHTTP); len(items) > 0 {
+		return out, &ValidationError{items: items}
+	}
+	return out, nil
+}

@@ -1,0 +1,161 @@
+package framework
+
+import (
+	"context"
+	"reflect"
+
+	"github.com/gymkit/gymkit/framework/internal/lax"
+	"github.com/gymkit/gymkit/framework/internal/pyjson"
+)
+
+// SeedSession replaces the default POST /seed_session (which accepts any JSON
+// object and answers {}). The body is decoded into Req like a tool's; the
+// handler starts the rollout's state under [session] id and returns the answer
+// (usually struct{}{} for {}). NeMo's agents send the whole dataset row as the
+// body (contract a.3), so ignore what you do not need: unknown keys are
+// dropped unless Req embeds [Extra].
+//
+// The seed route is not a tool. With MCP exposure on, the host adds the "mcp"
+// key to a JSON-object answer (contract d.3).
+func SeedSession[Req, Resp any](r *Router, h func(ctx context.Context, req Req) (Resp, error)) {
+	if h == nil {
+		r.errorf("SeedSession: nil handler")
+		return
+	}
+	if r.seed != nil {
+		r.errorf("SeedSession: registered twice")
+		return
+	}
+	dec, in, kind, err := decoder[Req]()
+	if err != nil {
+		r.errorf("SeedSession: request type: %v", err)
+		return
+	}
+	r.seed = &Tool{
+		Name:        "seed_session",
+		InputSchema: in,
+		noBody:      kind == bodyNone,
+		path:        "/seed_session",
+		invoke: func(ctx context.Context, _ string, args pyjson.Value, raw []byte) (any, error) {
+			req, err := dec(ctx, args, raw)
+			if err != nil {
+				return nil, err
+			}
+			return h(ctx, req)
+		},
+	}
+}
+
+// defaultSeed is NeMo's base seed: any object, answer {}.
+func defaultSeed() *Tool {
+	return &Tool{
+		Name: "seed_session",
+		path: "/seed_session",
+		invoke: func(_ context.Context, _ string, args pyjson.Value, _ []byte) (any, error) {
+			if args.Kind != pyjson.Object {
+				return nil, modelAttributesError(args)
+			}
+			return struct{}{}, nil
+		},
+	}
+}
+
+// modelAttributesError is FastAPI's 422 for a body model given a non-object.
+func modelAttributesError(v pyjson.Value) error {
+	return &ValidationError{items: []lax.ErrorItem{{
+		Type: "model_attributes_type", Loc: []any{},
+		Msg: "Input should be a valid dictionary or object to extract fields from", Input: v,
+	}}}
+}
+
+// verifyRoute is the compiled POST /verify.
+type verifyRoute struct {
+	invoke func(ctx context.Context, body pyjson.Value) (any, error)
+}
+
+// Verify registers POST /verify, which scores a finished rollout (contract
+// a.4). Req embeds [VerifyRequest] (responses_create_params and response are
+// validated: unknown keys in responses_create_params and output items without
+// "type" are 422s); Resp embeds [VerifyResponse] and sets Reward. The answer
+// echoes the request as [VerifyResponse] describes. Every server must register
+// Verify; Build refuses one that does not.
+//
+// With MCP exposure on, function_call names of the form
+// mcp__<instance>__<tool> are seen by h as <tool> and echoed as emitted
+// (contract d.7).
+func Verify[Req any, Resp any, PReq interface {
+	*Req
+	verifyRequester
+}, PResp interface {
+	*Resp
+	verifyResponder
+}](r *Router, h func(ctx context.Context, req Req) (Resp, error)) {
+	if h == nil {
+		r.errorf("Verify: nil handler")
+		return
+	}
+	if r.verify != nil {
+		r.errorf("Verify: registered twice")
+		return
+	}
+	plan, err := lax.Compile(reflect.TypeFor[Req]())
+	if err != nil {
+		r.errorf("Verify: request type: %v", err)
+		return
+	}
+	extraIdx := extraField(reflect.TypeFor[Resp]())
+	var declared map[string]bool
+	if extraIdx != nil {
+		var zero Resp
+		b, err := pyjson.Marshal(zero, pyjson.Pydantic)
+		if err != nil {
+			r.errorf("Verify: response type: %v", err)
+			return
+		}
+		zv, _ := pyjson.Parse(b)
+		declared = map[string]bool{}
+		for _, m := range zv.Members {
+			declared[m.Key] = true
+		}
+	}
+	r.verify = &verifyRoute{invoke: func(ctx context.Context, body pyjson.Value) (any, error) {
+		if body.Kind == pyjson.Null {
+			return nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
+		}
+		var req Req
+		if items := plan.Decode(body, reflect.ValueOf(&req).Elem(), lax.ModeHTTP); len(items) > 0 {
+			return nil, &ValidationError{items: items}
+		}
+		PReq(&req).verifyRequest().raw = body
+		resp, err := h(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		vr := PResp(&resp).verifyResponse()
+		vr.ResponsesCreateParams, _ = body.Get("responses_create_params")
+		vr.Response, _ = body.Get("response")
+		if extraIdx != nil {
+			ex := reflect.ValueOf(&resp).Elem().FieldByIndex(extraIdx).Addr().Interface().(*pyjson.Extra)
+			if len(ex.Members) == 0 {
+				for _, m := range body.Members {
+					if !declared[m.Key] {
+						ex.Members = append(ex.Members, m)
+					}
+				}
+			}
+		}
+		return resp, nil
+	}}
+}
+
+// extraField returns the index of an embedded Extra in struct t, or nil.
+func extraField(t reflect.Type) []int {
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	f, ok := t.FieldByName("Extra")
+	if !ok || !f.Anonymous || f.Type != reflect.TypeFor[pyjson.Extra]() {
+		return nil
+	}
+	return f.Index
+}

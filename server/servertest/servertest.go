@@ -1,0 +1,224 @@
+// Package servertest runs gymkit instances in tests, through real HTTP.
+//
+//	ts := servertest.New(t, new(examplemcpweather.Weather), servertest.Options{})
+//	ro := ts.Rollout()                                  // one rollout's cookie jar, NeMo-style
+//	ro.Post("/seed_session", `{}`)
+//	res := ro.Post("/get_weather", `{"city":"Paris"}`)
+//	// res.Status == 200, string(res.Body) == `{"weather":"The weather in Paris is sunny and 72 F."}`
+package servertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/server"
+)
+
+// Options configure [New].
+type Options struct {
+	// Name is the instance name; "" uses the server type.
+	Name string
+	// ServerType is the registered type name used for the cookie; "" means
+	// "test".
+	ServerType string
+	// MaxBodyBytes as in server.InstanceOptions.
+	MaxBodyBytes int64
+}
+
+// Server is a started instance.
+type Server struct {
+	*httptest.Server
+	Instance *server.Instance
+	t        testing.TB
+}
+
+// New builds srv as an instance and serves it on a loopback httptest.Server,
+// closed when the test ends. A build error fails the test.
+func New(t testing.TB, srv framework.Server, opts Options) *Server {
+	t.Helper()
+	if opts.ServerType == "" {
+		opts.ServerType = "test"
+	}
+	if opts.Name == "" {
+		opts.Name = opts.ServerType
+	}
+	inst, err := server.NewInstance(context.Background(), srv, server.InstanceOptions{
+		Name: opts.Name, ServerType: opts.ServerType, MaxBodyBytes: opts.MaxBodyBytes,
+	})
+	if err != nil {
+		t.Fatalf("servertest: %v", err)
+	}
+	ts := httptest.NewServer(inst.Handler())
+	t.Cleanup(ts.Close)
+	return &Server{Server: ts, Instance: inst, t: t}
+}
+
+// Response is one HTTP answer.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// SetCookies returns the response's Set-Cookie header values.
+func (r *Response) SetCookies() []string { return r.Header.Values("Set-Cookie") }
+
+// JSON decodes the body into a generic value (encoding/json), failing the test
+// on error.
+func (r *Response) JSON(t testing.TB) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		t.Fatalf("servertest: body %q is not JSON: %v", r.Body, err)
+	}
+	return v
+}
+
+// Rollout is one rollout's client: it sends its cookie with every request and
+// replaces it with every response's Set-Cookie, as NeMo's simple_agent does
+// (contract b). Safe for concurrent use.
+type Rollout struct {
+	s      *Server
+	mu     sync.Mutex
+	cookie string // "name=value" or ""
+}
+
+// Rollout returns a new client without a cookie.
+func (s *Server) Rollout() *Rollout { return &Rollout{s: s} }
+
+// Cookie returns the current "name=value" cookie ("" before any response).
+func (r *Rollout) Cookie() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cookie
+}
+
+// Post sends body (a string or []byte sent as is, anything else encoded with
+// encoding/json) with Content-Type application/json.
+func (r *Rollout) Post(path string, body any) *Response {
+	return r.Do("POST", path, map[string]string{"Content-Type": "application/json"}, body)
+}
+
+// Do sends one request with the given headers and body (nil for none).
+func (r *Rollout) Do(method, path string, headers map[string]string, body any) *Response {
+	t := r.s.t
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		enc, err := json.Marshal(b)
+		if err != nil {
+			t.Fatalf("servertest: encoding body: %v", err)
+		}
+		rd = bytes.NewReader(enc)
+	}
+	req, err := http.NewRequest(method, r.s.URL+path, rd)
+	if err != nil {
+		t.Fatalf("servertest: %v", err)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	if c := r.Cookie(); c != "" {
+		req.Header.Set("Cookie", c)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("servertest: %s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("servertest: reading %s %s: %v", method, path, err)
+	}
+	if sc := resp.Header.Values("Set-Cookie"); len(sc) > 0 {
+		nv, _, _ := strings.Cut(sc[len(sc)-1], ";")
+		r.mu.Lock()
+		r.cookie = nv
+		r.mu.Unlock()
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+var hostPort = regexp.MustCompile(`^http://(127\.0\.0\.1|localhost|\[::1\]):\d+`)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// Golden compares got with the file testdata/<name> (relative to the test's
+// package directory) and fails the test on a difference; with -update it
+// rewrites the file instead.
+func Golden(t testing.TB, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden %s: %v (run with -update to create it)", path, err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("golden %s differs (run with -update after checking):\n--- want\n%s\n--- got\n%s", path, want, got)
+	}
+}
+
+// Exchange renders a request and its response as golden text: the request
+// line, its headers and body, then the status, the number of Set-Cookie
+// headers, selected response headers and the exact body.
+func Exchange(method, path string, reqHeaders map[string]string, reqBody string, res *Response) []byte {
+	var b bytes.Buffer
+	b.WriteString(method + " " + path + "\n")
+	for _, k := range sortedKeys(reqHeaders) {
+		b.WriteString(k + ": " + reqHeaders[k] + "\n")
+	}
+	b.WriteString("\n" + reqBody + "\n--- response\n")
+	b.WriteString(http.StatusText(res.Status) + " " + itoa(res.Status) + "\n")
+	b.WriteString("Set-Cookie count: " + itoa(len(res.SetCookies())) + "\n")
+	for _, h := range []string{"Content-Type", "Allow", "Location"} {
+		if v := res.Header.Get(h); v != "" {
+			v = hostPort.ReplaceAllString(v, "http://HOST")
+			b.WriteString(h + ": " + v + "\n")
+		}
+	}
+	b.WriteString("\n")
+	b.Write(res.Body)
+	b.WriteString("\n")
+	return b.Bytes()
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,117 @@
+// Package examplesessionstatemgmt is NeMo Gym's example_session_state_mgmt
+// resources server (the stateful counter) in gymkit: a per-rollout counter
+// seeded with initial_count, incremented by a tool, read by another, and
+// verified against expected_count. Behaviour:
+// ../shared/spec/small-servers.md section 2.
+//
+// Counts are Go ints (64-bit); Python's are unbounded, so values beyond ±2^63
+// are a 422 here where Python would accept them.
+package examplesessionstatemgmt
+
+import (
+	"context"
+
+	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/session"
+)
+
+// Name is the server type name under resources_servers.
+const Name = "example_session_state_mgmt"
+
+func init() { framework.Register(Name, func() framework.Server { return new(Counter) }) }
+
+// Counter is the server. It has no config keys of its own.
+type Counter struct {
+	framework.Base
+}
+
+const stateKey = "counter"
+
+// counter is one rollout's state; Set distinguishes "absent" from 0.
+type counter struct {
+	Count int  `json:"count"`
+	Set   bool `json:"set"`
+}
+
+// SeedRequest is the seed body: initial_count is required; other keys (the
+// dataset row) are ignored.
+type SeedRequest struct {
+	InitialCount int `json:"initial_count" required:"true"`
+}
+
+// IncrementRequest is increment_counter's input; count may be negative.
+type IncrementRequest struct {
+	Count int `json:"count" required:"true"`
+}
+
+// IncrementResponse is increment_counter's result: {"success":true}.
+type IncrementResponse struct {
+	Success bool `json:"success"`
+}
+
+// CountResponse is get_counter_value's result: {"count":n}.
+type CountResponse struct {
+	Count int `json:"count"`
+}
+
+// VerifyRequest adds the expected count (not echoed in the answer).
+type VerifyRequest struct {
+	framework.VerifyRequest
+	ExpectedCount int `json:"expected_count" required:"true"`
+}
+
+// VerifyResponse is {"responses_create_params","response","reward"}.
+type VerifyResponse struct {
+	framework.VerifyResponse
+}
+
+// Routes declares increment_counter, get_counter_value, the seed and verify.
+func (s *Counter) Routes(r *framework.Router) {
+	framework.Post(r, "/increment_counter", s.increment)
+	framework.Post(r, "/get_counter_value", s.get)
+	framework.SeedSession(r, s.seed)
+	framework.Verify(r, s.verify)
+}
+
+// seed sets the counter only if this session has none yet: re-seeding never
+// resets it.
+func (s *Counter) seed(ctx context.Context, req SeedRequest) (struct{}, error) {
+	return struct{}{}, session.Update(ctx, stateKey, func(c *counter) error {
+		if !c.Set {
+			*c = counter{Count: req.InitialCount, Set: true}
+		}
+		return nil
+	})
+}
+
+func (s *Counter) increment(ctx context.Context, req IncrementRequest) (IncrementResponse, error) {
+	err := session.Update(ctx, stateKey, func(c *counter) error {
+		c.Count += req.Count
+		c.Set = true
+		return nil
+	})
+	return IncrementResponse{Success: err == nil}, err
+}
+
+// get reads the counter, creating it at 0; it never reads the body.
+func (s *Counter) get(ctx context.Context, _ framework.NoBody) (CountResponse, error) {
+	var n int
+	err := session.Update(ctx, stateKey, func(c *counter) error {
+		c.Set = true
+		n = c.Count
+		return nil
+	})
+	return CountResponse{Count: n}, err
+}
+
+func (s *Counter) verify(ctx context.Context, req VerifyRequest) (VerifyResponse, error) {
+	c, ok, err := session.Get[counter](ctx, stateKey)
+	if err != nil {
+		return VerifyResponse{}, err
+	}
+	var resp VerifyResponse
+	if ok && c.Set && c.Count == req.ExpectedCount {
+		resp.Reward = 1.0
+	}
+	return resp, nil
+}

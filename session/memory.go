@@ -1,0 +1,214 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"hash/maphash"
+	"sync"
+	"time"
+)
+
+// MemoryStore is a [StateStore] that keeps state in process memory. It is
+// the default State of a [Manager]. Its state is per process: a server
+// behind several replicas needs a shared store, or session affinity.
+//
+// Sessions are spread over 64 shards, each session has its own lock, and
+// each key its own write lock: Updates of one key of one session run one at
+// a time, and nothing else waits for them (Get never waits for an Update in
+// progress; it returns the last stored value).
+//
+// A session whose state was neither read nor written for the idle timeout
+// (see [WithIdleTimeout]) expires: it reads as empty, and its memory is
+// released the next time it is accessed, when its shard is swept, or by
+// [MemoryStore.Len]. A shard is swept when a new session is added to it, at
+// most once per minute (or per idle timeout, if shorter), so memory is
+// bounded by the sessions used within the last idle timeout plus a minute,
+// without any background goroutine.
+//
+// The zero MemoryStore is not usable; call [NewMemoryStore]. A MemoryStore
+// is safe for concurrent use.
+type MemoryStore struct {
+	idle   time.Duration // <= 0: never expire
+	sweep  time.Duration // minimum time between sweeps of a shard
+	now    func() time.Time
+	seed   maphash.Seed
+	shards [memShards]memShard
+}
+
+const memShards = 64
+
+type memShard struct {
+	mu        sync.Mutex
+	sessions  map[string]*memSession
+	nextSweep time.Time
+	_         [64]byte // keep neighbouring shards' locks off one cache line
+}
+
+// memSession is the state of one session.
+type memSession struct {
+	lastUsed time.Time // guarded by the shard's mu
+
+	mu   sync.Mutex // guards keys and every slot's value
+	keys map[string]*memSlot
+}
+
+// memSlot is one key of a session.
+type memSlot struct {
+	write sync.Mutex // held by Update while fn runs
+	value []byte     // guarded by memSession.mu; immutable once stored; nil: absent
+}
+
+// MemoryOption configures a [MemoryStore].
+type MemoryOption func(*MemoryStore)
+
+// WithIdleTimeout sets how long a session's state is kept after it was last
+// read or written. The default is [DefaultLifetime] (14 days); a
+// [Manager]'s default store uses the Manager's Lifetime. Zero or negative
+// means state never expires (memory then grows with every session until it
+// is deleted with [MemoryStore.Delete]).
+func WithIdleTimeout(d time.Duration) MemoryOption {
+	return func(s *MemoryStore) { s.idle = d }
+}
+
+// WithClock sets the clock the store reads to expire idle sessions. The
+// default is time.Now; tests pass a fake clock. now must be safe for
+// concurrent use.
+func WithClock(now func() time.Time) MemoryOption {
+	return func(s *MemoryStore) { s.now = now }
+}
+
+// NewMemoryStore returns an empty MemoryStore configured by opts (by
+// default: idle timeout [DefaultLifetime], clock time.Now).
+func NewMemoryStore(opts ...MemoryOption) *MemoryStore {
+	s := &MemoryStore{idle: DefaultLifetime, now: time.Now, seed: maphash.MakeSeed()}
+	for _, o := range opts {
+		o(s)
+	}
+	s.sweep = time.Minute
+	if s.idle > 0 && s.idle < s.sweep {
+		s.sweep = s.idle
+	}
+	for i := range s.shards {
+		s.shards[i].sessions = make(map[string]*memSession)
+	}
+	return s
+}
+
+func (s *MemoryStore) shard(sessionID string) *memShard {
+	return &s.shards[maphash.String(s.seed, sessionID)%memShards]
+}
+
+func (s *MemoryStore) expired(ms *memSession, now time.Time) bool {
+	return s.idle > 0 && now.Sub(ms.lastUsed) > s.idle
+}
+
+// session returns sessionID's live session and marks it used, creating it if
+// create is set; otherwise it returns nil if there is none.
+func (s *MemoryStore) session(sessionID string, create bool) *memSession {
+	now := s.now()
+	sh := s.shard(sessionID)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	ms := sh.sessions[sessionID]
+	if ms != nil && s.expired(ms, now) {
+		delete(sh.sessions, sessionID)
+		ms = nil
+	}
+	if ms == nil {
+		if !create {
+			return nil
+		}
+		if s.idle > 0 && !now.Before(sh.nextSweep) {
+			s.sweepLocked(sh, now)
+		}
+		ms = &memSession{keys: make(map[string]*memSlot)}
+		sh.sessions[sessionID] = ms
+	}
+	ms.lastUsed = now
+	return ms
+}
+
+func (s *MemoryStore) sweepLocked(sh *memShard, now time.Time) {
+	for id, ms := range sh.sessions {
+		if s.expired(ms, now) {
+			delete(sh.sessions, id)
+		}
+	}
+	sh.nextSweep = now.Add(s.sweep)
+}
+
+// Get implements [StateStore]. It returns a copy of the stored value and
+// never fails.
+func (s *MemoryStore) Get(_ context.Context, sessionID, key string) ([]byte, bool, error) {
+	ms := s.session(sessionID, false)
+	if ms == nil {
+		return nil, false, nil
+	}
+	ms.mu.Lock()
+	var v []byte
+	if slot := ms.keys[key]; slot != nil {
+		v = slot.value
+	}
+	ms.mu.Unlock()
+	if v == nil {
+		return nil, false, nil
+	}
+	return bytes.Clone(v), true, nil
+}
+
+// Update implements [StateStore]. It calls fn exactly once, holding only
+// the write lock of (sessionID, key), and fails only with fn's error.
+func (s *MemoryStore) Update(_ context.Context, sessionID, key string, fn func(old []byte, ok bool) ([]byte, error)) error {
+	ms := s.session(sessionID, true)
+	ms.mu.Lock()
+	slot := ms.keys[key]
+	if slot == nil {
+		slot = new(memSlot)
+		ms.keys[key] = slot
+	}
+	ms.mu.Unlock()
+
+	slot.write.Lock()
+	defer slot.write.Unlock()
+	ms.mu.Lock()
+	old := slot.value
+	ms.mu.Unlock()
+	v, err := fn(old, old != nil)
+	if err != nil {
+		return err
+	}
+	ms.mu.Lock()
+	slot.value = v
+	ms.mu.Unlock()
+	return nil
+}
+
+// Delete implements [StateStore]. It never fails. An Update of the session
+// that is running concurrently may finish after Delete returns; its value is
+// not visible afterwards.
+func (s *MemoryStore) Delete(_ context.Context, sessionID string) error {
+	sh := s.shard(sessionID)
+	sh.mu.Lock()
+	delete(sh.sessions, sessionID)
+	sh.mu.Unlock()
+	return nil
+}
+
+// Len removes expired sessions and returns the number of sessions that hold
+// state (or held it: a session whose keys were all deleted counts until it
+// expires or is deleted). It locks each shard in turn; it is meant for
+// metrics and tests, not for every request.
+func (s *MemoryStore) Len() int {
+	now := s.now()
+	n := 0
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		if s.idle > 0 {
+			s.sweepLocked(sh, now)
+		}
+		n += len(sh.sessions)
+		sh.mu.Unlock()
+	}
+	return n
+}

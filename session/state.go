@@ -1,0 +1,126 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+)
+
+// StateStore keeps per-rollout state: values of a few bytes to a few
+// megabytes, each under a (session id, key) pair, serialized by the caller
+// ([Get] and [Update] use encoding/json). It is deliberately small so that a
+// shared store (Redis) can implement it: the memory store is
+// [NewMemoryStore].
+//
+// Implementations must be safe for concurrent use, and must make Update
+// atomic per (session id, key): concurrent Updates of one pair behave as if
+// run one after the other, so none is lost. Updates of different pairs, and
+// above all of different sessions, should not wait for each other.
+// Implementations must not keep or modify the byte slices they are given
+// beyond what each method says.
+type StateStore interface {
+	// Get returns the value stored under (sessionID, key). ok is false, and
+	// err nil, if there is none (never set, deleted, or expired with its
+	// session). err is for store failures only. The caller owns the
+	// returned slice.
+	Get(ctx context.Context, sessionID, key string) (value []byte, ok bool, err error)
+
+	// Update replaces the value under (sessionID, key) with the value fn
+	// computes from the current one (old and ok as Get would return them;
+	// old must not be modified or kept after fn returns). Returning a nil
+	// value deletes the key. If fn returns an error, nothing is written and
+	// Update returns that error unchanged.
+	//
+	// fn may be called more than once, with newer old values, by a store
+	// that retries on a conflicting write (optimistic concurrency), so it
+	// must have no effect other than computing the new value. The store
+	// owns the returned slice: fn must not use it after returning it. fn
+	// must not call Update for the same (sessionID, key): that may
+	// deadlock.
+	Update(ctx context.Context, sessionID, key string, fn func(old []byte, ok bool) (value []byte, err error)) error
+
+	// Delete removes all state of sessionID. It is not an error if there is
+	// none.
+	Delete(ctx context.Context, sessionID string) error
+}
+
+// Get returns the value stored under key for the rollout session of ctx,
+// decoded from JSON into a T. ok is false, with the zero T and a nil error,
+// if there is no value (never set, or its session expired; see
+// [NewMemoryStore]). The returned value is the caller's own copy: changing
+// it changes nothing stored; use [Update] for that.
+//
+// Get returns [ErrNoSession] if ctx carries no session, the store's error if
+// the store fails, and an error naming the key and T if the stored JSON does
+// not decode into a T. It is safe for concurrent use.
+func Get[T any](ctx context.Context, key string) (value T, ok bool, err error) {
+	s := scopeFrom(ctx)
+	if s == nil {
+		return value, false, ErrNoSession
+	}
+	b, ok, err := s.m.state.Get(ctx, s.id, key)
+	if err != nil || !ok {
+		return value, false, err
+	}
+	if err := json.Unmarshal(b, &value); err != nil {
+		var zero T
+		return zero, false, fmt.Errorf("session: decoding state %q as %v: %w", key, reflect.TypeFor[T](), err)
+	}
+	return value, true, nil
+}
+
+// Update changes the value stored under key for the rollout session of ctx:
+// it decodes the current value from JSON into a T (the zero T if there is
+// none), calls fn with a pointer to it, and stores the changed T as JSON.
+// If fn returns an error, nothing is stored and Update returns that error
+// unchanged (so errors.Is and errors.As see it).
+//
+// The stored form is T's encoding/json encoding, with every store, so only
+// what survives JSON is kept: exported fields (or a type's own MarshalJSON
+// and UnmarshalJSON), with interface values coming back as JSON's generic
+// types (map[string]any, float64, ...). fn's T is its own: it is decoded
+// afresh for each call, and changing it after fn returns changes nothing.
+//
+// Update is atomic per session and key: concurrent Updates of one key in one
+// rollout never lose a change (100 goroutines each adding 1 to a counter
+// leave it at exactly 100), while Updates of other keys and other sessions
+// do not wait for it. fn runs while the key is locked, so keep it short; it
+// must not call Update for the same key (that deadlocks with the memory
+// store), but may call [Get] (which returns the value before this Update).
+// A shared store may call fn more than once when writes conflict, each time
+// with a fresh T, so fn should only compute the new value; the memory store
+// calls it exactly once.
+//
+// Update returns [ErrNoSession] if ctx carries no session, the error of
+// saving a new session (see [ID]), the store's error if the store fails, and
+// an error naming the key and T if the stored JSON does not decode into a T
+// or the new T does not encode (a NaN float, a channel, ...). It is safe for
+// concurrent use.
+func Update[T any](ctx context.Context, key string, fn func(*T) error) error {
+	s := scopeFrom(ctx)
+	if s == nil {
+		return ErrNoSession
+	}
+	if s.fresh != nil {
+		if err := s.fresh.save(ctx); err != nil {
+			return err
+		}
+	}
+	return s.m.state.Update(ctx, s.id, key, func(old []byte, ok bool) ([]byte, error) {
+		var v T
+		if ok {
+			if err := json.Unmarshal(old, &v); err != nil {
+				return nil, fmt.Errorf("session: decoding state %q as %v: %w", key, reflect.TypeFor[T](), err)
+			}
+		}
+		if err := fn(&v); err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("session: encoding state %q (%v): %w", key, reflect.TypeFor[T](), err)
+		}
+		return b, nil
+	})
+}

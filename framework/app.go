@@ -24,6 +24,17 @@ type Options struct {
 	Name string
 	// Logger receives request errors and recovered panics. Nil: slog.Default().
 	Logger *slog.Logger
+	// AfterSeed, when set, rewrites a successful /seed_session answer. body is
+	// the request body as parsed ({} when it was not a JSON object); result is
+	// the encoded answer. An error turns the seed into that error's status
+	// (a 500 for a plain error). The MCP door uses it to add the "mcp" key
+	// (contract d.3).
+	AfterSeed func(ctx context.Context, body Value, result []byte) ([]byte, error)
+	// NormalizeToolName, when set, maps the name of every function_call item
+	// of the /verify request's response.output before the verify handler sees
+	// it; the answer still echoes the names as received. The MCP door strips
+	// mcp__<instance>__ with it (contract d.7).
+	NormalizeToolName func(name string) string
 }
 
 // App is one built server instance: its routes compiled once, ready to serve
@@ -39,6 +50,7 @@ type App struct {
 	verify   *verifyRoute
 	mw       []func(http.Handler) http.Handler
 	handler  http.Handler
+	opts     Options
 }
 
 // Build prepares srv to serve: it gives [Base] the instance name and logger,
@@ -73,7 +85,7 @@ func Build(ctx context.Context, srv Server, opts Options) (*App, error) {
 		return nil, fmt.Errorf("server %s: %w", describe(srv, opts.Name), err)
 	}
 	a := &App{srv: srv, name: opts.Name, log: log, tools: r.tools, catchAll: r.catchAll,
-		seed: r.seed, verify: r.verify, mw: r.middleware}
+		seed: r.seed, verify: r.verify, mw: r.middleware, opts: opts}
 	if a.seed == nil {
 		a.seed = defaultSeed()
 	}
@@ -136,7 +148,7 @@ func (a *App) buildHandler() http.Handler {
 		b, _ := pyjson.Marshal(mode, pyjson.Python)
 		writeJSON(w, 200, b)
 	})
-	mux.Post("/seed_session", a.toolHandler(a.seed, ""))
+	mux.Post("/seed_session", a.seedHandler)
 	mux.Post("/verify", a.verifyHandler)
 	mux.Post("/aggregate_metrics", a.aggregateHandler)
 	for _, t := range a.tools {
@@ -347,6 +359,43 @@ func (a *App) toolHandler(t *Tool, param string) http.HandlerFunc {
 	}
 }
 
+func (a *App) seedHandler(w http.ResponseWriter, r *http.Request) {
+	var args pyjson.Value
+	var raw []byte
+	if !a.seed.noBody {
+		var err error
+		if args, raw, err = readBody(r); err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+	} else if a.opts.AfterSeed != nil {
+		// The hook wants the body even when the handler ignores it.
+		if b, err := io.ReadAll(r.Body); err == nil && isJSONContentType(r.Header.Get("Content-Type")) {
+			args, _ = pyjson.Parse(b)
+		}
+	}
+	res, err := a.seed.call(context.WithValue(r.Context(), doorKey{}, DoorHTTP), args, raw)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	b, err := pyjson.Marshal(res, pyjson.Pydantic)
+	if err != nil {
+		a.writeError(w, r, fmt.Errorf("encoding the response: %w", err))
+		return
+	}
+	if a.opts.AfterSeed != nil {
+		if args.Kind != pyjson.Object {
+			args = pyjson.Value{Kind: pyjson.Object}
+		}
+		if b, err = a.opts.AfterSeed(r.Context(), args, b); err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+	}
+	writeJSON(w, 200, b)
+}
+
 func (a *App) writeResult(w http.ResponseWriter, r *http.Request, res any) {
 	b, err := pyjson.Marshal(res, pyjson.Pydantic)
 	if err != nil {
@@ -377,7 +426,7 @@ func (a *App) verifyHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := Tool{Name: "verify", invoke: func(ctx context.Context, _ string, args pyjson.Value, _ []byte) (any, error) {
-		return a.verify.invoke(ctx, args)
+		return a.verify.invoke(ctx, args, a.opts.NormalizeToolName)
 	}}
 	res, err := t.call(r.Context(), v, nil)
 	if err != nil {

@@ -3,7 +3,6 @@ package framework
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/gymkit/gymkit/framework/internal/lax"
@@ -118,14 +117,14 @@ func StatusOf(err error) Status {
 	}
 	var ve *ValidationError
 	if errors.As(err, &ve) {
-		for _, it := range ve.items {
-			if word, ok := nonFinite(it.Input); ok {
-				// NeMo's handler prints the errors, then Starlette's JSONResponse
-				// (allow_nan=False) raises on the input (python-compat 4.1).
-				return StatusOf(PythonError("ValueError", "Out of range float values are not JSON compliant: "+word))
-			}
+		body, err := lax.RenderHTTPStrict(ve.items)
+		if err != nil {
+			// NeMo's handler prints the errors, then Starlette's JSONResponse
+			// (allow_nan=False) raises on a NaN or infinite input: a 500
+			// (python-compat 4.1).
+			return StatusOf(PythonError("ValueError", err.Error()))
 		}
-		return Status{Code: 422, Body: lax.RenderHTTP(ve.items), Detail: lax.RenderMCP(ve.items)}
+		return Status{Code: 422, Body: body, Detail: lax.RenderMCP(ve.items)}
 	}
 	var fe *Error
 	if errors.As(err, &fe) {
@@ -156,37 +155,4 @@ func toValue(x any) (pyjson.Value, error) {
 		return pyjson.Value{}, err
 	}
 	return pyjson.Parse(b)
-}
-
-// nonFinite finds the first NaN or infinite number in v, in encoding order,
-// and returns Python's word for it ("nan", "inf", "-inf").
-func nonFinite(v pyjson.Value) (string, bool) {
-	switch v.Kind {
-	case pyjson.Number:
-		if !v.IsFloat() {
-			return "", false
-		}
-		f, _ := v.Float()
-		switch {
-		case math.IsNaN(f):
-			return "nan", true
-		case math.IsInf(f, 1):
-			return "inf", true
-		case math.IsInf(f, -1):
-			return "-inf", true
-		}
-	case pyjson.Array:
-		for _, it := range v.Items {
-			if w, ok := nonFinite(it); ok {
-				return w, true
-			}
-		}
-	case pyjson.Object:
-		for _, m := range v.Members {
-			if w, ok := nonFinite(m.Value); ok {
-				return w, true
-			}
-		}
-	}
-	return "", false
 }

@@ -126,7 +126,9 @@ func (b *Base) Logger() *slog.Logger {
 
 func (b *Base) setBase(name string, l *slog.Logger) { b.name, b.logger = name, l }
 
-type baseSetter interface{ setBase(name string, l *slog.Logger) }
+type baseSetter interface {
+	setBase(name string, l *slog.Logger)
+}
 
 // DefaultKeyMetrics returns the "mean/*" members of agentMetrics, in order
 // (NeMo's default get_key_metrics).

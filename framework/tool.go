@@ -135,14 +135,11 @@ func (t Tool) call(ctx context.Context, args pyjson.Value, raw []byte) (res any,
 type NoBody struct{}
 
 var (
-	noBodyType  = reflect.TypeFor[NoBody]()
-	rawType     = reflect.TypeFor[json.RawMessage]()
-	mapAnyType  = reflect.TypeFor[map[string]any]()
-	valueType   = reflect.TypeFor[pyjson.Value]()
-	permissive  = json.RawMessage(`{"type":"object","additionalProperties":true}`)
-	errorType   = reflect.TypeFor[error]()
-	_           = errorType
-	forbidCheck = lax.Forbid{}
+	noBodyType = reflect.TypeFor[NoBody]()
+	rawType    = reflect.TypeFor[json.RawMessage]()
+	mapAnyType = reflect.TypeFor[map[string]any]()
+	valueType  = reflect.TypeFor[pyjson.Value]()
+	permissive = schema.Permissive
 )
 
 // bodyKind says how a request type is decoded.

@@ -70,7 +70,7 @@ func modelAttributesError(v pyjson.Value) error {
 
 // verifyRoute is the compiled POST /verify.
 type verifyRoute struct {
-	invoke func(ctx context.Context, body pyjson.Value) (any, error)
+	invoke func(ctx context.Context, body pyjson.Value, normalize func(string) string) (any, error)
 }
 
 // Verify registers POST /verify, which scores a finished rollout (contract
@@ -118,12 +118,16 @@ func Verify[Req any, Resp any, PReq interface {
 			declared[m.Key] = true
 		}
 	}
-	r.verify = &verifyRoute{invoke: func(ctx context.Context, body pyjson.Value) (any, error) {
+	r.verify = &verifyRoute{invoke: func(ctx context.Context, body pyjson.Value, normalize func(string) string) (any, error) {
 		if body.Kind == pyjson.Null {
 			return nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
 		}
+		seen := body
+		if normalize != nil {
+			seen = normalizeCalls(body, normalize)
+		}
 		var req Req
-		if items := plan.Decode(body, reflect.ValueOf(&req).Elem(), lax.ModeHTTP); len(items) > 0 {
+		if items := plan.Decode(seen, reflect.ValueOf(&req).Elem(), lax.ModeHTTP); len(items) > 0 {
 			return nil, &ValidationError{items: items}
 		}
 		PReq(&req).verifyRequest().raw = body
@@ -158,4 +162,51 @@ func extraField(t reflect.Type) []int {
 		return nil
 	}
 	return f.Index
+}
+
+// normalizeCalls returns a copy of a verify body whose response.output
+// function_call items have their names mapped by f; body is not modified.
+func normalizeCalls(body pyjson.Value, f func(string) string) pyjson.Value {
+	resp, ok := body.Get("response")
+	if !ok {
+		return body
+	}
+	out, ok := resp.Get("output")
+	if !ok || out.Kind != pyjson.Array {
+		return body
+	}
+	var items []pyjson.Value
+	for i, it := range out.Items {
+		if typ, _ := it.Get("type"); typ.Kind != pyjson.String || typ.Str != "function_call" {
+			continue
+		}
+		name, ok := it.Get("name")
+		if !ok || name.Kind != pyjson.String {
+			continue
+		}
+		bare := f(name.Str)
+		if bare == name.Str {
+			continue
+		}
+		if items == nil {
+			items = append([]pyjson.Value(nil), out.Items...)
+		}
+		items[i] = withMember(it, "name", pyjson.StringValue(bare))
+	}
+	if items == nil {
+		return body
+	}
+	return withMember(body, "response", withMember(resp, "output", pyjson.Value{Kind: pyjson.Array, Items: items}))
+}
+
+// withMember returns a copy of object v with key set to x (in place).
+func withMember(v pyjson.Value, key string, x pyjson.Value) pyjson.Value {
+	ms := append([]pyjson.Member(nil), v.Members...)
+	for i := range ms {
+		if ms[i].Key == key {
+			ms[i].Value = x
+			return pyjson.Value{Kind: pyjson.Object, Members: ms}
+		}
+	}
+	return pyjson.Value{Kind: pyjson.Object, Members: append(ms, pyjson.Member{Key: key, Value: x})}
 }

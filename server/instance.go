@@ -1,6 +1,3 @@
-// Package server hosts gymkit instances: it builds each configured instance
-// (its framework.App, its rollout sessions and, later, its /mcp endpoint),
-// binds it and drains it on shutdown.
 package server
 
 import (
@@ -8,38 +5,108 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/session"
 )
 
-// DefaultMaxBodyBytes is the request body limit when an instance sets none:
-// 16 MiB. A larger body is answered 413.
-const DefaultMaxBodyBytes int64 = 16 << 20
-
-// InstanceOptions configure [NewInstance].
+// InstanceOptions configure [NewInstance]. Name, ServerType and MaxBodyBytes
+// default from Config, so a host that loaded a YAML configuration only sets
+// Config (and a Logger); tests without YAML set Name and ServerType.
 type InstanceOptions struct {
-	// Name is the instance name (top-level YAML key). Required.
+	// Name is the instance name (the top-level YAML key): the log field, the
+	// session cookie suffix and, over MCP, the server_name. "" means
+	// Config.Name; NewInstance fails when both are empty.
 	Name string
 	// ServerType is the registered server type (the key under
-	// resources_servers). Required.
+	// resources_servers, the framework.Register name): the session cookie
+	// prefix. "" means Config.ServerType; NewInstance fails when both are
+	// empty.
 	ServerType string
-	// MaxBodyBytes limits request bodies; 0 means DefaultMaxBodyBytes.
+	// MaxBodyBytes limits request bodies, in bytes, on every route of the
+	// instance (both doors); a larger body is answered 413
+	// {"detail":"Request body too large: limit is <n> bytes"}. 0 means
+	// Config.MaxBodyBytes, and when that is 0 too,
+	// config.DefaultMaxBodyBytes (16 MiB). Negative values mean 0.
 	MaxBodyBytes int64
-	// Sessions overrides the session manager (tests, shared stores). Nil: a
-	// memory-backed manager with the cookie <ServerType>___<Name>.
+	// Config is the instance's configuration as loaded (host, port,
+	// expose_tools_over_mcp, mcp_token_secret, mcp_allowed_hosts, ...),
+	// kept on the Instance for extensions to read. The zero value stands for
+	// an instance built without YAML (tests).
+	Config config.Instance
+	// Sessions overrides the session manager (tests, shared stores). nil
+	// means a memory-backed manager with the cookie [CookieName](ServerType,
+	// Name).
 	Sessions *session.Manager
-	// Logger for the instance; nil is slog.Default().
+	// Logger receives the instance's request errors, recovered panics and
+	// whatever extensions log, with an "instance" attribute added. nil means
+	// slog.Default().
 	Logger *slog.Logger
+	// Extensions are applied in order around the instance's routes; see
+	// [Extension].
+	Extensions []Extension
 }
 
-// Instance is one built, not yet bound, resources server instance.
+// An Extension adds to an instance while [NewInstance] builds it: it may wrap
+// the instance's routes (to change requests or answers) or mount more routes
+// beside them, and it may announce its endpoints on the ready line with
+// [Instance.Announce]. The MCP door (/mcp, when expose_tools_over_mcp is
+// true) is meant to be one.
+//
+// next serves everything added so far: the App's routes (framework's
+// App.Handler, which already strips /ng-rollout/<id>/ prefixes) wrapped by
+// the extensions before this one. The returned handler replaces it. The
+// host puts two layers around the last one, so every route an extension
+// mounts gets them too: the body limit (413) inside, and the session
+// middleware (the rollout's Set-Cookie on every answer, session.ID in the
+// request context) outermost. An extension that mounts routes of its own
+// applies framework.StripRolloutPrefix to them if they must answer under
+// /ng-rollout/<id>/ as well.
+//
+// An error stops the build: NewInstance returns it wrapped with the
+// instance name. An extension is called once per instance, before the
+// instance serves, never concurrently with requests; it must not keep inst
+// for writing after it returns.
+type Extension func(inst *Instance, next http.Handler) (http.Handler, error)
+
+// Endpoint is a named path of an instance, announced on its ready line as
+// " <Name>=<base URL><Path>" (for example " mcp=http://127.0.0.1:8000/mcp").
+type Endpoint struct {
+	// Name is the ready-line key: a short word without spaces or "=".
+	Name string
+	// Path is the endpoint's path on the instance, starting with "/".
+	Path string
+}
+
+// Instance is one built resources-server instance: its App (routes), its
+// session manager and its complete HTTP handler. A [Host] binds it to its
+// host:port; a test can serve [Instance.Handler] on an httptest.Server.
+//
+// An Instance is immutable once NewInstance has returned (extensions may call
+// Announce only while it runs), and safe for concurrent use. Its fields are
+// read-only.
 type Instance struct {
-	Name       string
+	// Name is the instance name (the top-level YAML key).
+	Name string
+	// ServerType is the registered server type (the key under resources_servers).
 	ServerType string
-	App        *framework.App
-	Sessions   *session.Manager
-	handler    http.Handler
+	// Config is the instance's configuration as loaded; the zero value when
+	// the instance was built without YAML.
+	Config config.Instance
+	// App is the server's built routes (framework.Build).
+	App *framework.App
+	// Sessions is the instance's rollout session manager.
+	Sessions *session.Manager
+	// MaxBodyBytes is the request body limit in force, in bytes (> 0).
+	MaxBodyBytes int64
+	// Logger is the instance's logger, with its "instance" attribute.
+	Logger *slog.Logger
+
+	handler   http.Handler
+	endpoints []Endpoint
+	url       string // base URL once a Host has bound it
 }
 
 // CookieName returns the session cookie name of an instance:
@@ -47,39 +114,95 @@ type Instance struct {
 // place of the Python class name).
 func CookieName(serverType, name string) string { return serverType + "___" + name }
 
-// NewInstance builds srv's App (framework.Build, which runs Provision) and wraps
-// it with the session and body-limit layers. srv must already hold its
-// decoded config.
+// NewInstance builds srv's App (framework.Build, which runs the Provision hook
+// and calls Routes), applies opts.Extensions in order, and wraps the result in
+// the body limit and then the session middleware (outermost, so that even a
+// 413 carries the rollout's cookie). srv must already hold its decoded config
+// (config.Instance.Decode). NewInstance binds nothing.
+//
+// The error names the instance; it is a framework.Build error (a route
+// registration problem, no /verify, a Provision failure), an extension's
+// error, or a missing name or server type.
 func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions) (*Instance, error) {
-	if opts.Name == "" || opts.ServerType == "" {
-		return nil, fmt.Errorf("server: instance name and server type are required")
+	name, serverType := opts.Name, opts.ServerType
+	if name == "" {
+		name = opts.Config.Name
+	}
+	if serverType == "" {
+		serverType = opts.Config.ServerType
+	}
+	if name == "" || serverType == "" {
+		return nil, fmt.Errorf("server: NewInstance: the instance name and server type are required")
+	}
+	limit := opts.MaxBodyBytes
+	if limit == 0 {
+		limit = opts.Config.MaxBodyBytes
+	}
+	if limit <= 0 {
+		limit = config.DefaultMaxBodyBytes
 	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	log = log.With("instance", opts.Name)
-	app, err := framework.Build(ctx, srv, framework.Options{Name: opts.Name, Logger: log})
+	log = log.With("instance", name)
+
+	app, err := framework.Build(ctx, srv, framework.Options{Name: name, Logger: log})
 	if err != nil {
-		return nil, fmt.Errorf("instance %q (server type %q): %w", opts.Name, opts.ServerType, err)
+		return nil, fmt.Errorf("instance %q (server type %q): %w", name, serverType, err)
 	}
 	sm := opts.Sessions
 	if sm == nil {
-		sm = session.NewManager(session.Options{CookieName: CookieName(opts.ServerType, opts.Name)})
+		sm = session.NewManager(session.Options{CookieName: CookieName(serverType, name)})
 	}
-	limit := opts.MaxBodyBytes
-	if limit <= 0 {
-		limit = DefaultMaxBodyBytes
+	inst := &Instance{Name: name, ServerType: serverType, Config: opts.Config, App: app,
+		Sessions: sm, MaxBodyBytes: limit, Logger: log}
+
+	h := app.Handler()
+	// The MCP door (mcpexpose) goes here, ahead of opts.Extensions, when
+	// inst.Config.ExposeToolsOverMCP is true.
+	for _, ext := range opts.Extensions {
+		if h, err = ext(inst, h); err != nil {
+			return nil, fmt.Errorf("instance %q (server type %q): %w", name, serverType, err)
+		}
 	}
-	inst := &Instance{Name: opts.Name, ServerType: opts.ServerType, App: app, Sessions: sm}
-	// Sessions outermost: even a 413 carries the session cookie.
-	inst.handler = sm.Middleware(limitBody(limit, app.Handler()))
+	inst.handler = sm.Middleware(limitBody(limit, h))
 	return inst, nil
 }
 
-// Handler returns the instance's complete HTTP handler.
+// Handler returns the instance's complete HTTP handler: its routes, the
+// extensions' routes, the body limit and the session middleware. Request
+// logging and timeouts belong to the [Host] that serves it.
 func (in *Instance) Handler() http.Handler { return in.handler }
 
+// Announce adds an endpoint to the instance's ready line (" name=<base
+// URL>path", in call order). Only extensions call it, while NewInstance runs.
+func (in *Instance) Announce(name, path string) {
+	in.endpoints = append(in.endpoints, Endpoint{Name: name, Path: path})
+}
+
+// Endpoints returns the endpoints announced by extensions, in order (nil when
+// there are none).
+func (in *Instance) Endpoints() []Endpoint { return slices.Clone(in.endpoints) }
+
+// URL returns the instance's base URL, "http://<host>:<port>" with the
+// configured host (IPv6 hosts in brackets) and the bound port, once a [Host]
+// has bound it; "" otherwise.
+func (in *Instance) URL() string { return in.url }
+
+// readyLine is "<name> <url>" followed by " <endpoint>=<url><path>" for each
+// announced endpoint.
+func (in *Instance) readyLine() string {
+	line := in.Name + " " + in.url
+	for _, e := range in.endpoints {
+		line += " " + e.Name + "=" + in.url + e.Path
+	}
+	return line
+}
+
+// limitBody answers 413 at once when the declared Content-Length exceeds n,
+// and otherwise caps the body at n bytes (http.MaxBytesReader: framework
+// turns the read error into the same 413).
 func limitBody(n int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > n {

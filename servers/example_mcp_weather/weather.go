@@ -34,8 +34,8 @@ const stateKey = "weather"
 
 // state is one rollout's record.
 type state struct {
-	ExpectedCity  framework.Value `json:"expected_city"`
-	WeatherCalls  []call          `json:"weather_calls"`
+	ExpectedCity framework.Value `json:"expected_city"`
+	WeatherCalls []call          `json:"weather_calls"`
 }
 
 type call struct {

@@ -168,7 +168,7 @@ func TestEdgeCases(t *testing.T) {
 		t.Parallel()
 		ro := ts.Rollout()
 		for body, want := range map[string]string{
-			`{"count":2.5}`: `{"detail":[{"type":"int_from_float","loc":["body","count"],"msg":"Input should be a valid integer, got a number with a fractional part","input":2.5}]}`,
+			`{"count":2.5}`:  `{"detail":[{"type":"int_from_float","loc":["body","count"],"msg":"Input should be a valid integer, got a number with a fractional part","input":2.5}]}`,
 			`{"count":null}`: `{"detail":[{"type":"int_type","loc":["body","count"],"msg":"Input should be a valid integer","input":null}]}`,
 		} {
 			if res := ro.Post("/increment_counter", body); res.Status != 422 || string(res.Body) != want {

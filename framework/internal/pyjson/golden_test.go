@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"strconv"
@@ -26,9 +27,17 @@ type parseGolden struct {
 
 func readGolden[T any](t *testing.T, name string) []T {
 	t.Helper()
-	f, err := os.Open("testdata/" + name)
+	out, err := loadGolden[T](name)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+func loadGolden[T any](name string) ([]T, error) {
+	f, err := os.Open("testdata/" + name)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -42,14 +51,11 @@ func readGolden[T any](t *testing.T, name string) []T {
 		}
 		var x T
 		if err := json.Unmarshal(sc.Bytes(), &x); err != nil {
-			t.Fatalf("%s: %v", name, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		out = append(out, x)
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return out, sc.Err()
 }
 
 func TestGoldenCPythonParse(t *testing.T) {

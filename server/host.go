@@ -1,0 +1,350 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/framework"
+)
+
+// HTTP server settings of every instance a [Host] serves.
+const (
+	// ReadHeaderTimeout bounds how long a client may take to send a request's
+	// headers (slow-loris protection).
+	ReadHeaderTimeout = 10 * time.Second
+	// IdleTimeout is how long a keep-alive connection may wait for its next
+	// request. It is longer than the keep-alive timeouts of common clients
+	// (aiohttp 15 s, httpx 5 s), so a client never reuses a connection the
+	// server is closing.
+	IdleTimeout = 120 * time.Second
+	// DefaultDrainTimeout is how long [Host.Serve] waits for the requests in
+	// flight when it stops, unless [Options.DrainTimeout] says otherwise.
+	DefaultDrainTimeout = 30 * time.Second
+)
+
+// There is no ReadTimeout and no WriteTimeout: a tool call may legitimately
+// take minutes (a sandboxed test run, a model call), and a body upload is
+// bounded by max_body_bytes. Timeouts of whole requests belong to the agent.
+
+// Options configure [New] and [Run]. The zero value loads only env.yaml from
+// the working directory.
+type Options struct {
+	// Files are the YAML config files (gymkit serve --config), merged in
+	// order; see config.LoadOptions.Files. Relative paths are resolved against
+	// WorkDir.
+	Files []string
+	// Overrides are "key=value", "+key=value" or "++key=value" overrides
+	// applied after the files and env.yaml; see config.LoadOptions.Overrides.
+	Overrides []string
+	// WorkDir is where env.yaml is looked up and relative paths are resolved;
+	// "" means the process's working directory.
+	WorkDir string
+	// LookupEnv reads environment variables for ${oc.env:...}; nil means
+	// os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// Logger receives the request logs (one Info record "request" per request
+	// with instance, method, path, status, bytes and duration), the
+	// lifecycle messages and the instances' errors. nil means slog.Default().
+	Logger *slog.Logger
+	// Ready receives the ready lines (see [Host.Serve]); nil means os.Stdout.
+	Ready io.Writer
+	// DrainTimeout bounds how long [Host.Serve] waits for the requests in
+	// flight once its context is done. 0 means DefaultDrainTimeout (30 s); a
+	// negative value means no limit.
+	DrainTimeout time.Duration
+	// Extensions are applied to every instance, in order; see [Extension].
+	Extensions []Extension
+}
+
+// Host is a set of built instances, each bound to its own host:port and not
+// yet serving. Make one with [New]; then call [Host.Serve] once, or
+// [Host.Close] to release the ports without serving. The methods are safe
+// for concurrent use.
+type Host struct {
+	instances []*Instance
+	listeners []net.Listener // parallel to instances
+	log       *slog.Logger
+	ready     io.Writer
+	drain     time.Duration
+
+	mu    sync.Mutex
+	spent bool // Serve or Close was called
+}
+
+// New loads the configuration of opts, builds every resources-server instance
+// it names and binds each to its host:port. It does not serve; see
+// [Host.Serve].
+//
+// The steps, each finishing for every instance before the next begins:
+//
+//  1. config.Load: the files, env.yaml and the overrides.
+//  2. For each instance: framework.Lookup(server type), a fresh server value
+//     from the factory, and config.Instance.Decode of its own keys into it.
+//  3. Config.AssignPorts: a free port for every instance without one; the
+//     listener opened to probe a port is the one the instance serves on.
+//  4. [NewInstance] for each instance (framework.Build, which runs Provision).
+//  5. net.Listen on every configured host:port.
+//
+// The error of steps 1 to 3 is config.Problems (get it with errors.As),
+// listing every problem of the step: file, line, key, message and the
+// closest known key or value; an unknown server type is a problem on the
+// instance's server block that lists the registered types. Until step 3
+// nothing is bound. A build error (4) joins the errors of every instance
+// that failed; a bind error (5) names the instance and the address. On any
+// error every port opened so far is closed again.
+func New(ctx context.Context, opts Options) (*Host, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	cfg, err := config.Load(config.LoadOptions{
+		Files: opts.Files, Overrides: opts.Overrides, WorkDir: opts.WorkDir,
+		LookupEnv: opts.LookupEnv, Logger: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	cis := cfg.Instances()
+	servers := make([]framework.Server, len(cis))
+	var problems config.Problems
+	for i, ci := range cis {
+		factory, err := framework.Lookup(ci.ServerType)
+		if err != nil {
+			problems = append(problems, config.Problem{File: ci.File, Line: ci.Line, Key: ci.Path(), Message: err.Error()})
+			continue
+		}
+		srv := factory()
+		if err := ci.Decode(srv); err != nil {
+			var ps config.Problems
+			if !errors.As(err, &ps) {
+				return nil, fmt.Errorf("instance %q (server type %q): %w", ci.Name, ci.ServerType, err)
+			}
+			problems = append(problems, ps...)
+			continue
+		}
+		servers[i] = srv
+	}
+	if len(problems) > 0 {
+		return nil, problems
+	}
+
+	// Ports: a probe that keeps the listener it opened, so that nothing can
+	// take the port between the pick and the serve.
+	held := map[string]net.Listener{}
+	closeHeld := func() {
+		for _, ln := range held {
+			_ = ln.Close()
+		}
+	}
+	err = cfg.AssignPorts(func(host string, port int) bool {
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+		if err != nil {
+			return false
+		}
+		held[ln.Addr().String()] = ln
+		return true
+	})
+	if err != nil {
+		closeHeld()
+		return nil, err
+	}
+	cis = cfg.Instances() // now with their ports
+
+	h := &Host{log: log, ready: opts.Ready, drain: opts.DrainTimeout}
+	if h.ready == nil {
+		h.ready = os.Stdout
+	}
+	var errs []error
+	for i, ci := range cis {
+		in, err := NewInstance(ctx, servers[i], InstanceOptions{Config: ci, Logger: log, Extensions: opts.Extensions})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		h.instances = append(h.instances, in)
+	}
+	if err := errors.Join(errs...); err != nil {
+		closeHeld()
+		return nil, err
+	}
+
+	for _, in := range h.instances {
+		addr := net.JoinHostPort(in.Config.Host, strconv.Itoa(in.Config.Port))
+		ln, err := takeListener(held, in.Config.Host, in.Config.Port)
+		if err != nil {
+			closeHeld()
+			for _, ln := range h.listeners {
+				_ = ln.Close()
+			}
+			return nil, fmt.Errorf("instance %q: cannot listen on %s: %w", in.Name, addr, err)
+		}
+		in.url = "http://" + net.JoinHostPort(in.Config.Host, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+		h.listeners = append(h.listeners, ln)
+	}
+	closeHeld() // probes AssignPorts did not keep (none, normally)
+	return h, nil
+}
+
+// takeListener returns the probe's listener for host:port when there is one
+// (removing it from held), else a new one.
+func takeListener(held map[string]net.Listener, host string, port int) (net.Listener, error) {
+	for addr, ln := range held {
+		if a, ok := ln.Addr().(*net.TCPAddr); ok && a.Port == port && sameHost(host, a.IP) {
+			delete(held, addr)
+			return ln, nil
+		}
+	}
+	return net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+}
+
+// sameHost reports whether a listener bound to ip was opened for host.
+func sameHost(host string, ip net.IP) bool {
+	if hip := net.ParseIP(host); hip != nil {
+		return hip.Equal(ip)
+	}
+	return true // a name ("localhost"): the probe for this port was for it
+}
+
+// Instances returns the host's instances in configuration order (by instance
+// name), each with its [Instance.URL].
+func (h *Host) Instances() []*Instance { return append([]*Instance(nil), h.instances...) }
+
+// Serve serves every instance on its listener until ctx is done, then drains.
+//
+// Once every instance is serving, Serve writes one ready line per instance to
+// Options.Ready, in configuration order, each in one Write:
+//
+//	<instance> http://<host>:<port>
+//
+// with the configured host as written (0.0.0.0 stays 0.0.0.0) and the bound
+// port, followed by " <name>=<url>" for each endpoint an extension announced
+// (see [Instance.Announce]). Nothing else is written there.
+//
+// Each instance is an http.Server with ReadHeaderTimeout and IdleTimeout and
+// no read or write timeout (a tool call may take minutes). Every request is
+// logged once it is answered (see [Options.Logger]); the path is logged as
+// received, /ng-rollout/<id>/ prefix included.
+//
+// When ctx is done, Serve stops accepting connections on every instance,
+// closes idle connections and waits for the requests in flight to finish,
+// up to the drain timeout ([Options.DrainTimeout]); their contexts are not
+// canceled. It returns nil after a complete drain, and an error when the
+// timeout closed requests still running or when an instance could not
+// serve (which stops the others too). Serve may be called once; the
+// listeners are closed when it returns.
+func (h *Host) Serve(ctx context.Context) error {
+	if err := h.spend(); err != nil {
+		return err
+	}
+	servers := make([]*http.Server, len(h.instances))
+	errc := make(chan error, len(h.instances))
+	errorLog := slog.NewLogLogger(h.log.Handler(), slog.LevelWarn)
+	for i, in := range h.instances {
+		srv := &http.Server{
+			Handler:           logRequests(in.Logger, in.Handler()),
+			ReadHeaderTimeout: ReadHeaderTimeout,
+			IdleTimeout:       IdleTimeout,
+			ErrorLog:          errorLog,
+		}
+		servers[i] = srv
+		go func() {
+			if err := srv.Serve(h.listeners[i]); !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("instance %q: %w", in.Name, err)
+			}
+		}()
+	}
+	for _, in := range h.instances {
+		in.Logger.Info("serving", "server_type", in.ServerType, "url", in.url)
+		if _, err := io.WriteString(h.ready, in.readyLine()+"\n"); err != nil {
+			h.log.Warn("cannot write the ready line", "instance", in.Name, "error", err)
+		}
+	}
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+		h.log.Error("an instance stopped serving; stopping all", "error", serveErr)
+	}
+	timeout := h.drain
+	if timeout == 0 {
+		timeout = DefaultDrainTimeout
+	}
+	drainCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	if timeout > 0 {
+		drainCtx, cancel = context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	}
+	defer cancel()
+	h.log.Info("draining: no new connections; waiting for requests in flight",
+		"cause", context.Cause(ctx), "timeout", timeout)
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var forced []string
+	for i, srv := range servers {
+		wg.Go(func() {
+			if err := srv.Shutdown(drainCtx); err != nil {
+				_ = srv.Close()
+				mu.Lock()
+				forced = append(forced, h.instances[i].Name)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if serveErr != nil {
+		return serveErr
+	}
+	if len(forced) > 0 {
+		return fmt.Errorf("drain timeout: requests still running after %v were cut off (instances %v)", timeout, forced)
+	}
+	h.log.Info("stopped")
+	return nil
+}
+
+// Close releases the listeners of a Host that has not served. After Serve,
+// or a second time, it does nothing and returns nil.
+func (h *Host) Close() error {
+	if h.spend() != nil {
+		return nil
+	}
+	var errs []error
+	for _, ln := range h.listeners {
+		errs = append(errs, ln.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func (h *Host) spend() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.spent {
+		return errors.New("server: Host.Serve called after Serve or Close")
+	}
+	h.spent = true
+	return nil
+}
+
+// Run is [New] followed by [Host.Serve]: it loads, builds and binds every
+// instance of opts, writes the ready lines, serves until ctx is done (for
+// gymkit serve, the first SIGINT or SIGTERM) and drains. Its errors are
+// those of New and Serve; config.Problems means a configuration error, found
+// before anything was bound.
+func Run(ctx context.Context, opts Options) error {
+	h, err := New(ctx, opts)
+	if err != nil {
+		return err
+	}
+	return h.Serve(ctx)
+}

@@ -179,3 +179,34 @@ func TestExampleRows(t *testing.T) {
 		t.Errorf("read %d rows, want 5", rows)
 	}
 }
+
+// TestWireAnswers pins the exact bodies of small-servers.md section 1.
+func TestWireAnswers(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	resp := `{"id":"r","created_at":0.0,"model":"m","object":"response","output":[],"parallel_tool_calls":false,"tool_choice":"auto","tools":[]}`
+	cases := []struct {
+		name, path, body string
+		status           int
+		want             string
+	}{
+		{"city is a number", "/get_weather", `{"city":5}`, 422, `{"detail":[{"type":"string_type","loc":["body","city"],"msg":"Input should be a valid string","input":5}]}`},
+		{"city missing", "/get_weather", `{}`, 422, `{"detail":[{"type":"missing","loc":["body","city"],"msg":"Field required","input":{}}]}`},
+		{"city verbatim", "/get_weather", `{"city":" São Paulo <&>","extra":1}`, 200, `{"weather":"The weather in  São Paulo <&> is sunny and 72 F."}`},
+		{"seed metadata not an object", "/seed_session", `{"verifier_metadata":5}`, 422, `{"detail":[{"type":"dict_type","loc":["body","verifier_metadata"],"msg":"Input should be a valid dictionary","input":5}]}`},
+		{"seed any row", "/seed_session", `{"responses_create_params":{"input":"x"},"_ng_task_index":3}`, 200, `{}`},
+		{"verify null expected city", "/verify", `{"responses_create_params":{"input":"x"},"response":` + resp + `,"verifier_metadata":{"expected_city":null}}`, 500, `"AttributeError(\"'NoneType' object has no attribute 'casefold'\")"`},
+		{"verify int expected city", "/verify", `{"responses_create_params":{"input":"x"},"response":` + resp + `,"verifier_metadata":{"expected_city":7}}`, 500, `"AttributeError(\"'int' object has no attribute 'casefold'\")"`},
+		{"verify echo order", "/verify", `{"zz":1,"responses_create_params":{"input":"x"},"response":` + resp + `,"aa":[true]}`, 200,
+			`{"responses_create_params":{"input":"x"},"response":` + resp + `,"reward":0.0,"expected_weather":"The weather in Paris is sunny and 72 F.","tool_call_seen":false,"final_response_mentions_weather":false,"verifier_metadata":null,"zz":1,"aa":[true]}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			res := ts.Rollout().Post(c.path, c.body)
+			if res.Status != c.status || string(res.Body) != c.want {
+				t.Errorf("got %d %s\nwant %d %s", res.Status, res.Body, c.status, c.want)
+			}
+		})
+	}
+}

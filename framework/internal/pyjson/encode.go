@@ -75,6 +75,8 @@ type FloatRangeError struct {
 	Value float64 // NaN, +Inf or -Inf
 }
 
+// Error returns Python's message, e.g. "Out of range float values are not
+// JSON compliant: -inf".
 func (e *FloatRangeError) Error() string {
 	return "Out of range float values are not JSON compliant: " + string(AppendFloat(nil, e.Value, 64, PythonFloats))
 }
@@ -85,6 +87,7 @@ type InvalidNumberError struct {
 	Literal string
 }
 
+// Error quotes the literal.
 func (e *InvalidNumberError) Error() string {
 	return "pyjson: invalid number literal " + strconv.Quote(e.Literal)
 }
@@ -133,9 +136,11 @@ func Marshal(v any, o Options) ([]byte, error) {
 //     {}. Other key types are an *UnsupportedTypeError.
 //   - Structs: exported fields in declaration order, embedded structs
 //     flattened with encoding/json's rules, json tags "name", "-",
-//     "omitempty" (a Value field is empty when it is null) and "omitzero"
-//     honoured (",string" is ignored). A struct that embeds Extra gets
-//     Extra.Members written after its own fields, skipping keys it wrote.
+//     "omitempty" (a Value field is empty when it is null, a Dict or Extra
+//     field when it has no members) and "omitzero" honoured (",string" is
+//     ignored). A struct that embeds Extra gets Extra.Members written after
+//     its own fields, skipping keys it wrote. Dict and a non-embedded Extra
+//     are objects of their Members, in order.
 //   - Value: as parsed: objects in member order, strings escaped, integer
 //     literals verbatim ("-0" as 0), float literals re-parsed and written in
 //     o.Floats (1e5 -> 100000.0, as Python re-serializes it), NaN/Infinity
@@ -143,7 +148,10 @@ func Marshal(v any, o Options) ([]byte, error) {
 //     is not a JSON number is an *InvalidNumberError. json.Number likewise.
 //   - json.RawMessage and json.Marshaler output: written verbatim (trusted:
 //     not validated, re-indented or re-escaped); an empty RawMessage is
-//     null. encoding.TextMarshaler: its text as a JSON string.
+//     null. encoding.TextMarshaler: its text as a JSON string. Unlike
+//     encoding/json, methods declared on the pointer receiver are used for
+//     every value, addressable or not (a value that is not addressable is
+//     copied first); a nil pointer is null.
 //   - Channels, functions, complex numbers and unsafe pointers: an
 //     *UnsupportedTypeError naming the type.
 //
@@ -152,11 +160,17 @@ func Marshal(v any, o Options) ([]byte, error) {
 // *MarshalerError.
 func Append(dst []byte, v any, o Options) ([]byte, error) {
 	n := len(dst)
-	e := encodeState{buf: dst, opts: o}
-	if err := e.any(v); err != nil {
+	e := statePool.Get().(*encodeState)
+	own := e.buf[:0]
+	e.buf, e.opts, e.depth, e.level = dst, o, 0, 0
+	err := e.any(v)
+	out := e.buf
+	e.buf = own
+	statePool.Put(e)
+	if err != nil {
 		return dst[:n], err
 	}
-	return e.buf, nil
+	return out, nil
 }
 
 // AppendValue appends the Value v written as o describes; it is Append

@@ -129,11 +129,11 @@ func digits(s string) string {
 
 func TestFloat32(t *testing.T) {
 	t.Parallel()
-	b, err := Marshal([]float32{0.1, 3, 1e-7, 16777216, 1e20}, Pydantic)
+	b, err := Marshal([]float32{0.1, 3, 1e-7, 16777216, 1e20, 123456789012, -0.0}, Pydantic)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(b), `[0.1,3.0,1e-7,16777216.0,1e+20]`; got != want {
+	if got, want := string(b), `[0.1,3.0,1e-7,16777216.0,1e+20,123456790000.0,0.0]`; got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 }
@@ -306,6 +306,10 @@ type failing struct{}
 func (failing) MarshalJSON() ([]byte, error) { return nil, errors.New("boom") }
 
 type upper string
+
+type ptrText string
+
+func (p *ptrText) MarshalText() ([]byte, error) { return []byte("<" + string(*p) + ">"), nil }
 
 func (u upper) MarshalText() ([]byte, error) { return []byte(strings.ToUpper(string(u))), nil }
 
@@ -555,10 +559,10 @@ func TestAllKinds(t *testing.T) {
 		}
 	}
 	b, err := Marshal([]any{ptrJSONM{1}, &ptrJSONM{2}, (*ptrJSONM)(nil), (*jsonM)(nil), (*upper)(nil),
-		map[string]ptrJSONM{"k": {4}}}, Pydantic)
+		map[string]ptrJSONM{"k": {4}}, ptrText("t"), map[string]ptrText{"k": "u"}}, Pydantic)
 	// Pointer-receiver methods are honoured everywhere (encoding/json skips
 	// them for values that are not addressable).
-	if err != nil || string(b) != `["ptr1","ptr2",null,null,null,{"k":"ptr4"}]` {
+	if err != nil || string(b) != `["ptr1","ptr2",null,null,null,{"k":"ptr4"},"<t>",{"k":"<u>"}]` {
 		t.Errorf("marshalers in interfaces: %s %v", b, err)
 	}
 }
@@ -745,5 +749,71 @@ func TestConcurrentEncoderCache(t *testing.T) {
 		if got := <-done; got != want {
 			t.Errorf("got %s", got)
 		}
+	}
+}
+
+func TestValueFieldsAddressableOrNot(t *testing.T) {
+	t.Parallel()
+	type holder struct {
+		S   Value    `json:"s"`
+		A   Value    `json:"a"`
+		O   Value    `json:"o"`
+		Arr [2]Value `json:"arr"`
+		N   Value    `json:"n,omitempty"`
+		F   Value    `json:"f"`
+	}
+	obj, err := Parse([]byte(`{"k":[1,{"z":"é"}],"e":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := holder{
+		S:   StringValue("s"),
+		A:   ArrayValue(NumberValue("1E2"), BoolValue(true)),
+		O:   obj,
+		Arr: [2]Value{NumberValue("-0"), ObjectValue()},
+		F:   NumberValue("NaN"),
+	}
+	want := `{"s":"s","a":[100.0,true],"o":{"k":[1,{"z":"é"}],"e":{}},"arr":[0,{}],"f":null}`
+	for _, x := range []any{h, &h, []holder{h}[0], map[string]holder{"h": h}["h"]} {
+		b, err := Marshal(x, Pydantic)
+		if err != nil || string(b) != want {
+			t.Errorf("%T: got %s %v", x, b, err)
+		}
+	}
+	b, err := Marshal(map[string]Value{"b": obj, "a": StringValue("x")}, Pydantic)
+	if err != nil || string(b) != `{"a":"x","b":{"k":[1,{"z":"é"}],"e":{}}}` {
+		t.Errorf("map of Values: %s %v", b, err)
+	}
+}
+
+// TestAllocations is not parallel: testing.AllocsPerRun forbids it.
+func TestAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items at random under the race detector")
+	}
+	h := struct {
+		S Value    `json:"s"`
+		A Value    `json:"a"`
+		M []Member `json:"m"`
+	}{S: StringValue("s"), A: ArrayValue(NumberValue("1.5"), ObjectValue(Member{Key: "k", Value: NullValue()}))}
+	var x any = h
+	buf := make([]byte, 0, 1024)
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := Append(buf[:0], x, Pydantic); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("Append of a struct with Values: %v allocations", n)
+	}
+	body := []byte(`{"a":[1,2,3],"b":{"c":"d","e":[true,null]},"s":"plain"}`)
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := Parse(body); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 3 { // the string copy, one Value slab, one Member slab
+		t.Errorf("Parse: %v allocations", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { Valid(body) }); n != 0 {
+		t.Errorf("Valid: %v allocations", n)
 	}
 }

@@ -1,6 +1,7 @@
 package pyjson
 
 import (
+	"bytes"
 	"math"
 	"math/big"
 	"strconv"
@@ -155,10 +156,27 @@ func AppendFloat(dst []byte, f float64, bits int, style FloatStyle) []byte {
 	if math.IsInf(f, -1) {
 		return append(dst, "-inf"...)
 	}
-	if f == math.Trunc(f) && f < 1e15 && f > -1e15 && (f != 0 || !math.Signbit(f)) {
-		// Integral and in the fixed range of both styles: 3 -> 3.0.
+	if f == math.Trunc(f) && f < 1e15 && f > -1e15 && (f != 0 || !math.Signbit(f)) &&
+		(bits == 64 || (f < 1<<24 && f > -1<<24)) {
+		// Integral and in the fixed range of both styles: 3 -> 3.0. (A
+		// big float32 has fewer digits: 1.2345679e+11.)
 		dst = strconv.AppendInt(dst, int64(f), 10)
 		return append(dst, '.', '0')
+	}
+	// Well inside the fixed range of the style, strconv's 'f' format has
+	// the layout already (the shortest digits, hence the exponent, of
+	// values in [lo, 1e15) stay within the range).
+	lo := 1e-5
+	if style == PythonFloats {
+		lo = 1e-4
+	}
+	if a := math.Abs(f); a >= lo && a < 1e15 {
+		n := len(dst)
+		dst = strconv.AppendFloat(dst, f, 'f', -1, bits)
+		if bytes.IndexByte(dst[n:], '.') < 0 {
+			dst = append(dst, '.', '0')
+		}
+		return dst
 	}
 	var tmp [32]byte
 	b := strconv.AppendFloat(tmp[:0], f, 'e', -1, bits)

@@ -31,6 +31,7 @@ type UnsupportedTypeError struct {
 	Type reflect.Type
 }
 
+// Error returns "pyjson: unsupported type: " and the type.
 func (e *UnsupportedTypeError) Error() string {
 	return "pyjson: unsupported type: " + e.Type.String()
 }
@@ -43,6 +44,7 @@ type MarshalerError struct {
 	Method string // "MarshalJSON" or "MarshalText"
 }
 
+// Error names the method, the type and the method's error.
 func (e *MarshalerError) Error() string {
 	return "pyjson: error calling " + e.Method + " for type " + e.Type.String() + ": " + e.Err.Error()
 }
@@ -113,13 +115,6 @@ func (e *encodeState) any(x any) error {
 		return e.number(string(x))
 	}
 	v := reflect.ValueOf(x)
-	if k := v.Kind(); k == reflect.Struct || k == reflect.Array {
-		// Make it addressable, so that Value fields are read in place and
-		// pointer-receiver Marshalers are honoured everywhere below.
-		p := reflect.New(v.Type()).Elem()
-		p.Set(v)
-		v = p
-	}
 	return typeEncoder(v.Type())(e, v)
 }
 
@@ -176,13 +171,13 @@ func typeEncoder(t reflect.Type) encoderFunc {
 	if f, loaded := encoderCache.LoadOrStore(t, standIn); loaded {
 		return f.(encoderFunc)
 	}
-	real = newTypeEncoder(t, true)
+	real = newTypeEncoder(t)
 	wg.Done()
 	encoderCache.Store(t, real)
 	return real
 }
 
-func newTypeEncoder(t reflect.Type, allowAddr bool) encoderFunc {
+func newTypeEncoder(t reflect.Type) encoderFunc {
 	switch t {
 	case valueType:
 		return valueEncoder
@@ -193,14 +188,14 @@ func newTypeEncoder(t reflect.Type, allowAddr bool) encoderFunc {
 	case numberType:
 		return func(e *encodeState, v reflect.Value) error { return e.number(v.String()) }
 	}
-	if t.Kind() != reflect.Pointer && allowAddr && reflect.PointerTo(t).Implements(marshalerType) {
-		return condAddrEncoder(addrMarshalerEncoder, newTypeEncoder(t, false))
+	if t.Kind() != reflect.Pointer && !t.Implements(marshalerType) && reflect.PointerTo(t).Implements(marshalerType) {
+		return addrEncoder(addrMarshalerEncoder)
 	}
 	if t.Implements(marshalerType) {
 		return marshalerEncoder
 	}
-	if t.Kind() != reflect.Pointer && allowAddr && reflect.PointerTo(t).Implements(textMarshalerType) {
-		return condAddrEncoder(addrTextMarshalerEncoder, newTypeEncoder(t, false))
+	if t.Kind() != reflect.Pointer && !t.Implements(textMarshalerType) && reflect.PointerTo(t).Implements(textMarshalerType) {
+		return addrEncoder(addrTextMarshalerEncoder)
 	}
 	if t.Implements(textMarshalerType) {
 		return textMarshalerEncoder
@@ -234,12 +229,16 @@ func newTypeEncoder(t reflect.Type, allowAddr bool) encoderFunc {
 	return func(*encodeState, reflect.Value) error { return &UnsupportedTypeError{Type: t} }
 }
 
-func condAddrEncoder(canAddr, elseEnc encoderFunc) encoderFunc {
+// addrEncoder calls enc, which needs an addressable value, on v or, when v
+// is not addressable, on a copy of it.
+func addrEncoder(enc encoderFunc) encoderFunc {
 	return func(e *encodeState, v reflect.Value) error {
-		if v.CanAddr() {
-			return canAddr(e, v)
+		if !v.CanAddr() {
+			c := reflect.New(v.Type()).Elem()
+			c.Set(v)
+			v = c
 		}
-		return elseEnc(e, v)
+		return enc(e, v)
 	}
 }
 
@@ -247,8 +246,37 @@ func valueEncoder(e *encodeState, v reflect.Value) error {
 	if v.CanAddr() {
 		return e.value(v.Addr().Interface().(*Value))
 	}
-	x := v.Interface().(Value)
-	return e.value(&x)
+	// Not addressable (v.Interface() would copy it to the heap): the
+	// elements of Items and Members are, being slice elements.
+	switch k := Kind(v.Field(0).Uint()); k {
+	case Array:
+		items := v.Field(3)
+		if err := e.open('['); err != nil {
+			return err
+		}
+		n := items.Len()
+		for i := 0; i < n; i++ {
+			e.sep(i == 0)
+			if err := e.value(items.Index(i).Addr().Interface().(*Value)); err != nil {
+				return err
+			}
+		}
+		e.close(']', n == 0)
+		return nil
+	case Object:
+		if err := e.open('{'); err != nil {
+			return err
+		}
+		first, err := e.members(v.Field(4), true, nil)
+		if err != nil {
+			return err
+		}
+		e.close('}', first)
+		return nil
+	default:
+		x := Value{Kind: k, Bool: v.Field(1).Bool(), Str: v.Field(2).String()}
+		return e.value(&x)
+	}
 }
 
 // membersEncoder writes an Extra or a Dict (both are struct{ Members
@@ -471,9 +499,11 @@ func newMapEncoder(t reflect.Type) encoderFunc {
 		}
 		entries := make([]entry, 0, n)
 		vals := reflect.MakeSlice(sliceOfElem, n, n) // addressable copies
+		kv := reflect.New(kt).Elem()                 // reused: it.Key() would allocate
 		it := v.MapRange()
 		for i := 0; it.Next(); i++ {
-			k, err := keyOf(it.Key())
+			kv.SetIterKey(it)
+			k, err := keyOf(kv)
 			if err != nil {
 				return err
 			}
@@ -502,8 +532,8 @@ type field struct {
 	tagged    bool
 	omitEmpty bool
 	omitZero  bool
-	keyRaw    []byte // the name as a JSON string, raw UTF-8
-	keyASCII  []byte // the name as a JSON string, ensure_ascii
+	keyRaw    []byte // ,"name": with the name raw UTF-8
+	keyASCII  []byte // "name" with ensure_ascii escapes
 	enc       encoderFunc
 	isZero    func(reflect.Value) bool
 }
@@ -559,6 +589,7 @@ func (se *structEncoder) encode(e *encodeState, v reflect.Value) error {
 		written = make([]bool, len(se.fields))
 	}
 	first := true
+	compact := !e.opts.EnsureASCII && !e.opts.SpacedSeparators && e.opts.Indent <= 0
 	for i := range se.fields {
 		f := &se.fields[i]
 		var fv reflect.Value
@@ -576,14 +607,23 @@ func (se *structEncoder) encode(e *encodeState, v reflect.Value) error {
 		if f.omitZero && f.isZero(fv) {
 			continue
 		}
-		e.sep(first)
-		first = false
-		if e.opts.EnsureASCII {
-			e.buf = append(e.buf, f.keyASCII...)
+		if compact {
+			// The common layout in one append: ,"name":
+			if first {
+				e.buf = append(e.buf, f.keyRaw[1:]...)
+			} else {
+				e.buf = append(e.buf, f.keyRaw...)
+			}
 		} else {
-			e.buf = append(e.buf, f.keyRaw...)
+			e.sep(first)
+			if e.opts.EnsureASCII {
+				e.buf = append(e.buf, f.keyASCII...)
+			} else {
+				e.buf = append(e.buf, f.keyRaw[1:len(f.keyRaw)-1]...)
+			}
+			e.colon()
 		}
-		e.colon()
+		first = false
 		if err := f.enc(e, fv); err != nil {
 			return err
 		}
@@ -638,7 +678,7 @@ func isEmptyValue(v reflect.Value) bool {
 		switch v.Type() {
 		case valueType:
 			return Kind(v.Field(0).Uint()) == Null
-		case dictType:
+		case dictType, extraType:
 			return v.Field(0).Len() == 0
 		}
 	}
@@ -732,7 +772,7 @@ func typeFields(t reflect.Type) ([]field, []int) {
 						f.isZero = zeroFunc(sf.Type)
 					}
 				}
-				f.keyRaw = appendString(nil, f.name, false)
+				f.keyRaw = append(appendString([]byte{','}, f.name, false), ':')
 				f.keyASCII = appendString(nil, f.name, true)
 				fields = append(fields, f)
 				if count[w.typ] > 1 {

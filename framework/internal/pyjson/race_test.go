@@ -1,0 +1,5 @@
+//go:build race
+
+package pyjson
+
+const raceEnabled = true

@@ -1,7 +1,10 @@
 # gymkit: `make test` is the project's test command (CI runs it through .ci/run).
 GO ?= go
 
-.PHONY: test fmt vet unit bench
+.PHONY: test fmt vet unit bench build run
+
+# `make run` serves example_mcp_weather on http://127.0.0.1:$(RUN_PORT).
+RUN_PORT ?= 8000
 
 test: fmt vet unit
 
@@ -17,3 +20,10 @@ unit:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+build:
+	$(GO) build -o bin/gymkit ./cmd/gymkit
+
+run: build
+	./bin/gymkit serve --config servers/example_mcp_weather/configs/example_mcp_weather.yaml \
+		example_mcp_weather.resources_servers.example_mcp_weather.port=$(RUN_PORT)

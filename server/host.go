@@ -152,7 +152,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		if err != nil {
 			return false
 		}
-		held[ln.Addr().String()] = ln
+		held[net.JoinHostPort(host, strconv.Itoa(port))] = ln
 		return true
 	})
 	if err != nil {
@@ -181,7 +181,12 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 
 	for _, in := range h.instances {
 		addr := net.JoinHostPort(in.Config.Host, strconv.Itoa(in.Config.Port))
-		ln, err := takeListener(held, in.Config.Host, in.Config.Port)
+		ln, ok := held[addr]
+		delete(held, addr)
+		var err error
+		if !ok {
+			ln, err = net.Listen("tcp", addr)
+		}
 		if err != nil {
 			closeHeld()
 			for _, ln := range h.listeners {
@@ -189,31 +194,11 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 			}
 			return nil, fmt.Errorf("instance %q: cannot listen on %s: %w", in.Name, addr, err)
 		}
-		in.url = "http://" + net.JoinHostPort(in.Config.Host, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+		in.url = "http://" + addr
 		h.listeners = append(h.listeners, ln)
 	}
 	closeHeld() // probes AssignPorts did not keep (none, normally)
 	return h, nil
-}
-
-// takeListener returns the probe's listener for host:port when there is one
-// (removing it from held), else a new one.
-func takeListener(held map[string]net.Listener, host string, port int) (net.Listener, error) {
-	for addr, ln := range held {
-		if a, ok := ln.Addr().(*net.TCPAddr); ok && a.Port == port && sameHost(host, a.IP) {
-			delete(held, addr)
-			return ln, nil
-		}
-	}
-	return net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
-}
-
-// sameHost reports whether a listener bound to ip was opened for host.
-func sameHost(host string, ip net.IP) bool {
-	if hip := net.ParseIP(host); hip != nil {
-		return hip.Equal(ip)
-	}
-	return true // a name ("localhost"): the probe for this port was for it
 }
 
 // Instances returns the host's instances in configuration order (by instance
@@ -271,23 +256,25 @@ func (h *Host) Serve(ctx context.Context) error {
 		}
 	}
 
-	var serveErr error
-	select {
-	case <-ctx.Done():
-	case serveErr = <-errc:
-		h.log.Error("an instance stopped serving; stopping all", "error", serveErr)
-	}
 	timeout := h.drain
 	if timeout == 0 {
 		timeout = DefaultDrainTimeout
 	}
-	drainCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	if timeout > 0 {
-		drainCtx, cancel = context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		h.log.Info("draining: no new connections; waiting for the requests in flight",
+			"cause", context.Cause(ctx), "timeout", timeoutText(timeout))
+	case serveErr = <-errc:
+		h.log.Error("an instance stopped serving; draining all", "error", serveErr, "timeout", timeoutText(timeout))
 	}
+	drainCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
-	h.log.Info("draining: no new connections; waiting for requests in flight",
-		"cause", context.Cause(ctx), "timeout", timeout)
+	if timeout > 0 {
+		var cancelTimeout context.CancelFunc
+		drainCtx, cancelTimeout = context.WithTimeout(drainCtx, timeout)
+		defer cancelTimeout()
+	}
 
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -311,6 +298,13 @@ func (h *Host) Serve(ctx context.Context) error {
 	}
 	h.log.Info("stopped")
 	return nil
+}
+
+func timeoutText(d time.Duration) string {
+	if d < 0 {
+		return "none"
+	}
+	return d.String()
 }
 
 // Close releases the listeners of a Host that has not served. After Serve,
@@ -338,13 +332,17 @@ func (h *Host) spend() error {
 
 // Run is [New] followed by [Host.Serve]: it loads, builds and binds every
 // instance of opts, writes the ready lines, serves until ctx is done (for
-// gymkit serve, the first SIGINT or SIGTERM) and drains. Its errors are
-// those of New and Serve; config.Problems means a configuration error, found
-// before anything was bound.
+// gymkit serve, the first SIGINT or SIGTERM) and drains. When ctx is
+// already done once the instances are bound, it releases them and returns
+// nil without serving. Its errors are those of New and Serve; config.Problems means a
+// configuration error, found before anything was bound.
 func Run(ctx context.Context, opts Options) error {
 	h, err := New(ctx, opts)
 	if err != nil {
 		return err
+	}
+	if ctx.Err() != nil {
+		return h.Close()
 	}
 	return h.Serve(ctx)
 }

@@ -27,9 +27,9 @@ type InstanceOptions struct {
 	ServerType string
 	// MaxBodyBytes limits request bodies, in bytes, on every route of the
 	// instance (both doors); a larger body is answered 413
-	// {"detail":"Request body too large: limit is <n> bytes"}. 0 means
-	// Config.MaxBodyBytes, and when that is 0 too,
-	// config.DefaultMaxBodyBytes (16 MiB). Negative values mean 0.
+	// {"detail":"Request body too large: limit is <n> bytes"}. 0 (or
+	// negative) means Config.MaxBodyBytes, and when that is not positive
+	// either, config.DefaultMaxBodyBytes (16 MiB).
 	MaxBodyBytes int64
 	// Config is the instance's configuration as loaded (host, port,
 	// expose_tools_over_mcp, mcp_token_secret, mcp_allowed_hosts, ...),
@@ -44,32 +44,41 @@ type InstanceOptions struct {
 	// whatever extensions log, with an "instance" attribute added. nil means
 	// slog.Default().
 	Logger *slog.Logger
-	// Extensions are applied in order around the instance's routes; see
-	// [Extension].
+	// Extensions add to the instance, in order; see [Extension].
 	Extensions []Extension
 }
 
-// An Extension adds to an instance while [NewInstance] builds it: it may wrap
-// the instance's routes (to change requests or answers) or mount more routes
-// beside them, and it may announce its endpoints on the ready line with
-// [Instance.Announce]. The MCP door (/mcp, when expose_tools_over_mcp is
-// true) is meant to be one.
+// An Extension adds to every instance a [Host] builds (or to one instance,
+// through [InstanceOptions]): it may set the framework's hooks before the
+// routes are built, wrap the built routes or mount more routes beside them,
+// and announce its endpoints on the ready line with [Instance.Announce]. The
+// MCP door (/mcp, when expose_tools_over_mcp is true) is meant to be one:
+// Configure sets framework.Options.AfterSeed (the "mcp" key of the seed
+// answer) and NormalizeToolName, Mount mounts /mcp.
 //
-// next serves everything added so far: the App's routes (framework's
-// App.Handler, which already strips /ng-rollout/<id>/ prefixes) wrapped by
-// the extensions before this one. The returned handler replaces it. The
-// host puts two layers around the last one, so every route an extension
-// mounts gets them too: the body limit (413) inside, and the session
-// middleware (the rollout's Set-Cookie on every answer, session.ID in the
-// request context) outermost. An extension that mounts routes of its own
-// applies framework.StripRolloutPrefix to them if they must answer under
-// /ng-rollout/<id>/ as well.
-//
-// An error stops the build: NewInstance returns it wrapped with the
-// instance name. An extension is called once per instance, before the
-// instance serves, never concurrently with requests; it must not keep inst
-// for writing after it returns.
-type Extension func(inst *Instance, next http.Handler) (http.Handler, error)
+// Both functions are optional and are called once per instance, in the order
+// of the extensions, before the instance serves and never concurrently with
+// requests; inst may be kept for reading (closures that run per request may
+// read inst.App, set by then). An error stops the build: [NewInstance]
+// returns it wrapped with the instance and extension names.
+type Extension struct {
+	// Name names the extension in errors ("mcp").
+	Name string
+	// Configure runs before framework.Build, with inst.App still nil: it may
+	// set the hooks of opts (AfterSeed, NormalizeToolName). A hook already
+	// set by an earlier extension should be chained, not dropped.
+	Configure func(inst *Instance, opts *framework.Options) error
+	// Mount runs after framework.Build. next serves everything so far: the
+	// App's routes (framework's App.Handler, which already strips
+	// /ng-rollout/<id>/ prefixes) wrapped by the earlier extensions; the
+	// returned handler replaces it. The host then puts two layers around the
+	// last one, so every route an extension mounts gets them too: the body
+	// limit (413) inside, and the session middleware (the rollout's
+	// Set-Cookie on every answer, session.ID in the request context)
+	// outermost. Routes mounted here answer under /ng-rollout/<id>/ only if
+	// Mount wraps them with framework.StripRolloutPrefix.
+	Mount func(inst *Instance, next http.Handler) (http.Handler, error)
+}
 
 // Endpoint is a named path of an instance, announced on its ready line as
 // " <Name>=<base URL><Path>" (for example " mcp=http://127.0.0.1:8000/mcp").
@@ -84,7 +93,7 @@ type Endpoint struct {
 // session manager and its complete HTTP handler. A [Host] binds it to its
 // host:port; a test can serve [Instance.Handler] on an httptest.Server.
 //
-// An Instance is immutable once NewInstance has returned (extensions may call
+// An Instance is immutable once NewInstance has returned (extensions call
 // Announce only while it runs), and safe for concurrent use. Its fields are
 // read-only.
 type Instance struct {
@@ -114,10 +123,12 @@ type Instance struct {
 // place of the Python class name).
 func CookieName(serverType, name string) string { return serverType + "___" + name }
 
-// NewInstance builds srv's App (framework.Build, which runs the Provision hook
-// and calls Routes), applies opts.Extensions in order, and wraps the result in
-// the body limit and then the session middleware (outermost, so that even a
-// 413 carries the rollout's cookie). srv must already hold its decoded config
+// NewInstance builds one instance: it makes the session manager, runs the
+// extensions' Configure functions, builds srv's App (framework.Build, which
+// runs the Provision hook and calls Routes), runs the extensions' Mount
+// functions in order, and wraps the result in the body limit and then the
+// session middleware (outermost, so that even a 413 carries the rollout's
+// cookie). srv must already hold its decoded config
 // (config.Instance.Decode). NewInstance binds nothing.
 //
 // The error names the instance; it is a framework.Build error (a route
@@ -135,7 +146,7 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 		return nil, fmt.Errorf("server: NewInstance: the instance name and server type are required")
 	}
 	limit := opts.MaxBodyBytes
-	if limit == 0 {
+	if limit <= 0 {
 		limit = opts.Config.MaxBodyBytes
 	}
 	if limit <= 0 {
@@ -146,24 +157,44 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 		log = slog.Default()
 	}
 	log = log.With("instance", name)
-
-	app, err := framework.Build(ctx, srv, framework.Options{Name: name, Logger: log})
-	if err != nil {
-		return nil, fmt.Errorf("instance %q (server type %q): %w", name, serverType, err)
-	}
 	sm := opts.Sessions
 	if sm == nil {
 		sm = session.NewManager(session.Options{CookieName: CookieName(serverType, name)})
 	}
-	inst := &Instance{Name: name, ServerType: serverType, Config: opts.Config, App: app,
+	inst := &Instance{Name: name, ServerType: serverType, Config: opts.Config,
 		Sessions: sm, MaxBodyBytes: limit, Logger: log}
+	fail := func(ext string, err error) error {
+		if ext != "" {
+			err = fmt.Errorf("extension %q: %w", ext, err)
+		}
+		return fmt.Errorf("instance %q (server type %q): %w", name, serverType, err)
+	}
 
+	// The MCP door (mcpexpose) goes first among the extensions, when
+	// inst.Config.ExposeToolsOverMCP is true; until then, say so.
+	if inst.Config.ExposeToolsOverMCP {
+		log.Warn("expose_tools_over_mcp is true, but this build has no MCP door yet: /mcp is not served")
+	}
+	exts := opts.Extensions
+	fopts := framework.Options{Name: name, Logger: log}
+	for _, ext := range exts {
+		if ext.Configure != nil {
+			if err := ext.Configure(inst, &fopts); err != nil {
+				return nil, fail(ext.Name, err)
+			}
+		}
+	}
+	app, err := framework.Build(ctx, srv, fopts)
+	if err != nil {
+		return nil, fail("", err)
+	}
+	inst.App = app
 	h := app.Handler()
-	// The MCP door (mcpexpose) goes here, ahead of opts.Extensions, when
-	// inst.Config.ExposeToolsOverMCP is true.
-	for _, ext := range opts.Extensions {
-		if h, err = ext(inst, h); err != nil {
-			return nil, fmt.Errorf("instance %q (server type %q): %w", name, serverType, err)
+	for _, ext := range exts {
+		if ext.Mount != nil {
+			if h, err = ext.Mount(inst, h); err != nil {
+				return nil, fail(ext.Name, err)
+			}
 		}
 	}
 	inst.handler = sm.Middleware(limitBody(limit, h))
@@ -176,7 +207,8 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 func (in *Instance) Handler() http.Handler { return in.handler }
 
 // Announce adds an endpoint to the instance's ready line (" name=<base
-// URL>path", in call order). Only extensions call it, while NewInstance runs.
+// URL>path", in call order). Only extensions call it, from Configure or
+// Mount.
 func (in *Instance) Announce(name, path string) {
 	in.endpoints = append(in.endpoints, Endpoint{Name: name, Path: path})
 }

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/server"
+)
+
+var serveCommand = &command{
+	name:    "serve",
+	summary: "serve the resources-server instances of YAML config files",
+	usage:   serveUsage,
+	run:     runServe,
+}
+
+const serveUsage = `Usage: gymkit serve --config FILE [--config FILE ...] [flags] [key=value ...]
+
+Serve every resources-server instance of the configuration, each on its own host:port.
+Once every instance is listening, gymkit prints one line per instance on stdout and
+nothing else:
+
+	<instance> http://<host>:<port>
+
+Request logs and messages go to stderr. SIGINT or SIGTERM stops accepting connections,
+lets the requests in flight finish (up to --drain-timeout), then exits 0; a second
+signal exits at once.
+
+Config files:
+  YAML files in NeMo Gym's layout (<instance>: resources_servers: <server type>: {...}).
+  They merge in the order given, a later file winning key by key; then env.yaml from
+  the working directory; then the overrides. An instance without a port gets a free
+  one in 10001-20000. Reference: docs/config.md.
+
+Overrides:
+  Any argument of the form key=value, anywhere on the command line, sets the dotted
+  key path of the merged configuration, creating it when missing (NeMo's +key=value
+  and ++key=value spellings mean the same). The value is read as YAML: 9000, true,
+  null, [a, b], {k: v}, 'quoted'. Quote the argument for your shell when it holds
+  spaces or brackets.
+
+Flags:
+  -c, --config FILE         a config file to merge; repeatable
+      --log-format FORMAT   log format on stderr: text or json (default text)
+      --log-level LEVEL     debug, info, warn or error (default info)
+      --drain-timeout D     how long to wait for the requests in flight on shutdown,
+                            a Go duration (default 30s; 0 waits as long as they take)
+  -h, --help                show this help
+
+Examples:
+  gymkit serve --config servers/example_mcp_weather/configs/example_mcp_weather.yaml
+
+  gymkit serve -c servers/example_mcp_weather/configs/example_mcp_weather.yaml \
+      example_mcp_weather.resources_servers.example_mcp_weather.port=8000
+
+  gymkit serve -c servers/example_mcp_weather/configs/example_mcp_weather.yaml \
+      -c servers/example_session_state_mgmt/configs/example_session_state_mgmt.yaml \
+      ++example_mcp_weather.resources_servers.example_mcp_weather.host=0.0.0.0 --log-format json
+
+Exit status: 0 after a clean shutdown; 1 when an instance fails to build, bind or
+serve, or the drain times out; 2 for a usage or configuration error (every problem
+is listed, with its file, line, key and the closest known key; nothing is bound).
+`
+
+// serveArgs are gymkit serve's parsed arguments.
+type serveArgs struct {
+	files        []string
+	overrides    []string
+	logFormat    string // "text" or "json"
+	logLevel     slog.Level
+	drainTimeout time.Duration // server.Options.DrainTimeout: negative = no limit
+}
+
+// errHelp is parseServeArgs's answer to -h or --help.
+var errHelp = errors.New("help requested")
+
+// parseServeArgs reads gymkit serve's arguments. Flags and overrides may be
+// interleaved: an argument starting with "-" is a flag (one or two dashes,
+// its value inline after "=" or in the next argument), any other argument
+// containing "=" (or starting with "~") is an override ("key=value",
+// "+key=value", "++key=value", kept as written for config.Load), and after
+// "--" every argument is an override. It returns errHelp for -h/--help, and an error naming the
+// argument for an unknown flag, a missing or bad value, or a stray argument.
+func parseServeArgs(args []string) (serveArgs, error) {
+	a := serveArgs{logFormat: "text", logLevel: slog.LevelInfo, drainTimeout: server.DefaultDrainTimeout}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			for _, o := range args[i+1:] {
+				if !strings.Contains(o, "=") {
+					return a, fmt.Errorf("argument %q after --: overrides have the form key=value", o)
+				}
+				a.overrides = append(a.overrides, o)
+			}
+			break
+		}
+		if !strings.HasPrefix(arg, "-") || arg == "-" {
+			// Hydra's ~key deletion goes to config.Load too, which explains it is unsupported.
+			if !strings.Contains(arg, "=") && !strings.HasPrefix(arg, "~") {
+				hint := "config files are given with --config FILE, overrides have the form key=value"
+				if ext := filepath.Ext(arg); ext == ".yaml" || ext == ".yml" {
+					hint = "did you mean --config " + arg + "?"
+				}
+				return a, fmt.Errorf("unexpected argument %q: %s", arg, hint)
+			}
+			a.overrides = append(a.overrides, arg)
+			continue
+		}
+
+		flagName, value, hasValue := strings.Cut(arg, "=") // as written: -c, --config
+		name := strings.TrimPrefix(strings.TrimPrefix(flagName, "-"), "-")
+		if name == "h" || name == "help" {
+			if hasValue {
+				return a, fmt.Errorf("flag %s takes no value", flagName)
+			}
+			return a, errHelp
+		}
+		if !knownServeFlag(name) {
+			return a, fmt.Errorf("unknown flag %s", flagName)
+		}
+		if !hasValue {
+			if i+1 == len(args) {
+				return a, fmt.Errorf("flag %s needs a value", flagName)
+			}
+			i++
+			value = args[i]
+		}
+		switch name {
+		case "c", "config":
+			if value == "" {
+				return a, fmt.Errorf("flag %s needs a file name", flagName)
+			}
+			a.files = append(a.files, value)
+		case "log-format":
+			if value != "text" && value != "json" {
+				return a, fmt.Errorf("flag %s: %q is not a log format: text or json", flagName, value)
+			}
+			a.logFormat = value
+		case "log-level":
+			if err := a.logLevel.UnmarshalText([]byte(value)); err != nil {
+				return a, fmt.Errorf("flag %s: %q is not a level: debug, info, warn or error", flagName, value)
+			}
+		case "drain-timeout":
+			d, err := time.ParseDuration(value)
+			if err != nil || d < 0 {
+				return a, fmt.Errorf("flag %s: %q is not a duration such as 30s or 2m (0: no limit)", flagName, value)
+			}
+			if d == 0 {
+				d = -1 // server.Options: negative means no limit
+			}
+			a.drainTimeout = d
+		}
+	}
+	return a, nil
+}
+
+func knownServeFlag(name string) bool {
+	switch name {
+	case "c", "config", "log-format", "log-level", "drain-timeout":
+		return true
+	}
+	return false
+}
+
+// runServe is gymkit serve.
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a, err := parseServeArgs(args)
+	if errors.Is(err, errHelp) {
+		fmt.Fprint(stdout, serveUsage)
+		return exitOK
+	}
+	if err != nil {
+		synopsis, _, _ := strings.Cut(serveUsage, "\n")
+		fmt.Fprintf(stderr, "gymkit serve: %v\n%s\nRun \"gymkit serve --help\" for the flags, config files and overrides.\n", err, synopsis)
+		return exitUsage
+	}
+	hopts := &slog.HandlerOptions{Level: a.logLevel}
+	var handler slog.Handler = slog.NewTextHandler(stderr, hopts)
+	if a.logFormat == "json" {
+		handler = slog.NewJSONHandler(stderr, hopts)
+	}
+	err = server.Run(ctx, server.Options{
+		Files:        a.files,
+		Overrides:    a.overrides,
+		Logger:       slog.New(handler),
+		Ready:        stdout,
+		DrainTimeout: a.drainTimeout,
+	})
+	var problems config.Problems
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &problems):
+		fmt.Fprintf(stderr, "gymkit serve: %v\n", problems)
+		if len(a.files) == 0 {
+			fmt.Fprintln(stderr, "gymkit serve: no --config FILE was given (see gymkit serve --help)")
+		}
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "gymkit serve: %v\n", err)
+	return exitError
+}

@@ -1,0 +1,463 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/server"
+)
+
+// gatedType is a test server type: POST /wait closes its gate's started
+// channel, then waits for release (or the request's end).
+const gatedType = "server_test_gated"
+
+func init() { framework.Register(gatedType, func() framework.Server { return new(gated) }) }
+
+type gated struct {
+	framework.Base
+	Gate string `koanf:"gate"` // a key of gates
+}
+
+type gate struct {
+	started, release chan struct{}
+	once             sync.Once
+}
+
+var gates sync.Map // gate name -> *gate
+
+// newGate registers a gate for the test and returns its name.
+func newGate(t *testing.T) (string, *gate) {
+	g := &gate{started: make(chan struct{}), release: make(chan struct{})}
+	gates.Store(t.Name(), g)
+	t.Cleanup(func() { gates.Delete(t.Name()) })
+	return t.Name(), g
+}
+
+type waitResponse struct {
+	Done bool `json:"done"`
+}
+
+func (s *gated) Routes(r *framework.Router) {
+	framework.Post(r, "/wait", func(ctx context.Context, _ framework.NoBody) (waitResponse, error) {
+		v, ok := gates.Load(s.Gate)
+		if !ok {
+			return waitResponse{Done: true}, nil
+		}
+		g := v.(*gate)
+		g.once.Do(func() { close(g.started) })
+		select {
+		case <-g.release:
+			return waitResponse{Done: true}, nil
+		case <-ctx.Done():
+			return waitResponse{}, ctx.Err()
+		}
+	})
+	framework.Verify(r, func(context.Context, framework.VerifyRequest) (framework.VerifyResponse, error) {
+		return framework.VerifyResponse{Reward: 1}, nil
+	})
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// writeConfig writes a config file with one instance of gatedType named
+// name, with the extra lines of its server block, and returns its path.
+func writeConfig(t *testing.T, name string, block ...string) string {
+	t.Helper()
+	text := name + ":\n  resources_servers:\n    " + gatedType + ":\n      domain: other\n"
+	for _, l := range block {
+		text += "      " + l + "\n"
+	}
+	p := filepath.Join(t.TempDir(), "gymkit.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func holdPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func post(t *testing.T, client *http.Client, url, body string) (*http.Response, string) {
+	t.Helper()
+	resp, err := client.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+func TestNewInstanceDefaultsFromConfig(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		opts server.InstanceOptions
+		want int64
+	}{
+		{"default", server.InstanceOptions{Name: "a", ServerType: gatedType}, config.DefaultMaxBodyBytes},
+		{"from config", server.InstanceOptions{Config: config.Instance{Name: "a", ServerType: gatedType, MaxBodyBytes: 100}}, 100},
+		{"option wins", server.InstanceOptions{MaxBodyBytes: 10, Config: config.Instance{Name: "a", ServerType: gatedType, MaxBodyBytes: 100}}, 10},
+	}
+	for _, tt := range tests {
+		in, err := server.NewInstance(ctx, new(gated), tt.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if in.Name != "a" || in.ServerType != gatedType || in.MaxBodyBytes != tt.want || in.Sessions.CookieName() != gatedType+"___a" {
+			t.Errorf("%s: instance %q %q limit %d cookie %q, want a %s %d %s___a",
+				tt.name, in.Name, in.ServerType, in.MaxBodyBytes, in.Sessions.CookieName(), gatedType, tt.want, gatedType)
+		}
+	}
+	if _, err := server.NewInstance(ctx, new(gated), server.InstanceOptions{Name: "a"}); err == nil {
+		t.Error("NewInstance without a server type: no error")
+	}
+}
+
+// An extension sets framework hooks before the build, mounts a route beside
+// the instance's routes (inside the body limit and the session layer), and
+// announces it.
+func TestExtension(t *testing.T) {
+	t.Parallel()
+	var configured, mounted *server.Instance
+	ext := server.Extension{
+		Name: "door",
+		Configure: func(inst *server.Instance, fo *framework.Options) error {
+			configured = inst
+			if inst.App != nil || fo.Name != "ext" {
+				t.Errorf("Configure: App %v, framework options name %q; want nil and ext", inst.App, fo.Name)
+			}
+			fo.AfterSeed = func(_ context.Context, body framework.Value, result []byte) ([]byte, error) {
+				return []byte(`{"door":` + strconv.Quote(string(result)) + `}`), nil
+			}
+			return nil
+		},
+		Mount: func(inst *server.Instance, next http.Handler) (http.Handler, error) {
+			mounted = inst
+			inst.Announce("extra", "/extra")
+			mux := http.NewServeMux()
+			mux.HandleFunc("POST /extra", func(w http.ResponseWriter, r *http.Request) {
+				b, err := io.ReadAll(r.Body)
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+					return
+				}
+				fmt.Fprintf(w, "extra %d", len(b))
+			})
+			mux.Handle("/", next)
+			return mux, nil
+		},
+	}
+	in, err := server.NewInstance(context.Background(), new(gated), server.InstanceOptions{
+		Name: "ext", ServerType: gatedType, MaxBodyBytes: 8, Extensions: []server.Extension{ext},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if configured != in || mounted != in || in.App == nil || in.Sessions == nil {
+		t.Errorf("the extension got %p and %p, want the instance %p with its App and Sessions", configured, mounted, in)
+	}
+	if got := in.Endpoints(); len(got) != 1 || got[0] != (server.Endpoint{Name: "extra", Path: "/extra"}) {
+		t.Errorf("Endpoints() = %v", got)
+	}
+	ts := httptest.NewServer(in.Handler())
+	defer ts.Close()
+	for _, tc := range []struct{ path, body, want string }{
+		{"/extra", "1234", "extra 4"},
+		{"/wait", "{}", `{"done":true}`},
+		{"/seed_session", "{}", `{"door":"{}"}`},
+		{"/extra", "123456789", `{"detail":"Request body too large: limit is 8 bytes"}`},
+	} {
+		resp, got := post(t, ts.Client(), ts.URL+tc.path, tc.body)
+		if got != tc.want || len(resp.Header.Values("Set-Cookie")) != 1 {
+			t.Errorf("POST %s %q = %q with %d Set-Cookie, want %q with 1", tc.path, tc.body, got, len(resp.Header.Values("Set-Cookie")), tc.want)
+		}
+	}
+
+	for _, bad := range []server.Extension{
+		{Name: "closed", Configure: func(*server.Instance, *framework.Options) error { return errors.New("no door today") }},
+		{Name: "closed", Mount: func(*server.Instance, http.Handler) (http.Handler, error) { return nil, errors.New("no door today") }},
+	} {
+		_, err = server.NewInstance(context.Background(), new(gated), server.InstanceOptions{
+			Name: "ext", ServerType: gatedType, Extensions: []server.Extension{bad},
+		})
+		if want := `instance "ext" (server type "` + gatedType + `"): extension "closed": no door today`; err == nil || err.Error() != want {
+			t.Errorf("NewInstance with a failing extension: %v, want %s", err, want)
+		}
+	}
+}
+
+// waitForText polls buf until it contains a line matching re.
+func waitForText(t *testing.T, buf *syncBuffer, re *regexp.Regexp) []string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if m := re.FindStringSubmatch(buf.String()); m != nil {
+			return m
+		}
+	}
+	t.Fatalf("no match for %s in %q", re, buf.String())
+	return nil
+}
+
+// Serve prints the ready line once the instance serves, logs each request,
+// and on cancellation stops accepting connections and lets the request in
+// flight finish.
+func TestHostServeAndDrain(t *testing.T) {
+	t.Parallel()
+	gateName, g := newGate(t)
+	var ready, logs syncBuffer
+	announce := server.Extension{Name: "announce", Mount: func(inst *server.Instance, next http.Handler) (http.Handler, error) {
+		inst.Announce("extra", "/extra")
+		return next, nil
+	}}
+	h, err := server.New(context.Background(), server.Options{
+		Files:      []string{writeConfig(t, "gated", "gate: "+strconv.Quote(gateName))},
+		WorkDir:    t.TempDir(),
+		Logger:     slog.New(slog.NewTextHandler(&logs, nil)),
+		Ready:      &ready,
+		Extensions: []server.Extension{announce},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins := h.Instances()
+	if len(ins) != 1 || !strings.HasPrefix(ins[0].URL(), "http://127.0.0.1:") || ins[0].Config.Port == 0 {
+		t.Fatalf("Instances() = %v", ins)
+	}
+	url := ins[0].URL()
+	if ready.String() != "" {
+		t.Errorf("ready line %q before Serve", ready.String())
+	}
+
+	ctx, cancel := context.WithCancelCause(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(ctx) }()
+	line := regexp.MustCompile(`^gated (http://127\.0\.0\.1:\d+) extra=(http://127\.0\.0\.1:\d+)/extra\n$`)
+	m := waitForText(t, &ready, line)
+	if m[1] != url || m[2] != url {
+		t.Errorf("ready line %q, want the URL %s", ready.String(), url)
+	}
+
+	client := &http.Client{}
+	resp, body := post(t, client, url+"/ng-rollout/run-1/seed_session", `{}`)
+	if resp.StatusCode != 200 || body != "{}" {
+		t.Errorf("seed = %d %s", resp.StatusCode, body)
+	}
+	waitForText(t, &logs, regexp.MustCompile(`level=INFO msg=request instance=gated method=POST path=/ng-rollout/run-1/seed_session status=200 bytes=2 duration=\S+\n`))
+
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		resp, err := client.Post(url+"/wait", "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			done <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		done <- answer{resp.StatusCode, string(b), err}
+	}()
+	<-g.started
+	cancel(errors.New("test says stop"))
+	host := strings.TrimPrefix(url, "http://")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+		c, err := net.Dial("tcp", host)
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("still accepting connections after the context was canceled")
+		}
+	}
+	select {
+	case err := <-served:
+		t.Fatalf("Serve returned %v before the request in flight finished", err)
+	default:
+	}
+	close(g.release)
+	if a := <-done; a.err != nil || a.status != 200 || a.body != `{"done":true}` {
+		t.Errorf("the request in flight got %d %s (%v)", a.status, a.body, a.err)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve = %v, want nil after a complete drain", err)
+	}
+	if !strings.Contains(logs.String(), `cause="test says stop"`) || !strings.Contains(logs.String(), "msg=stopped") {
+		t.Errorf("logs:\n%s", logs.String())
+	}
+	if err := h.Serve(context.Background()); err == nil {
+		t.Error("a second Serve: no error")
+	}
+}
+
+// A request that outlasts the drain timeout is cut off and Serve says so.
+func TestHostDrainTimeout(t *testing.T) {
+	t.Parallel()
+	gateName, g := newGate(t)
+	defer close(g.release)
+	var ready syncBuffer
+	h, err := server.New(context.Background(), server.Options{
+		Files:        []string{writeConfig(t, "gated", "gate: "+strconv.Quote(gateName))},
+		WorkDir:      t.TempDir(),
+		Logger:       slog.New(slog.DiscardHandler),
+		Ready:        &ready,
+		DrainTimeout: 20 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(ctx) }()
+	failed := make(chan error, 1)
+	go func() {
+		resp, err := http.Post(h.Instances()[0].URL()+"/wait", "application/json", strings.NewReader("{}"))
+		if err == nil {
+			resp.Body.Close()
+		}
+		failed <- err
+	}()
+	<-g.started
+	cancel()
+	if err := <-served; err == nil || !strings.Contains(err.Error(), "drain timeout") || !strings.Contains(err.Error(), "gated") {
+		t.Errorf("Serve = %v, want a drain timeout naming the instance", err)
+	}
+	if err := <-failed; err == nil {
+		t.Error("the request cut off by the drain timeout got an answer")
+	}
+}
+
+// Configuration problems of every instance come back together as
+// config.Problems, before any port is bound (the held port would otherwise
+// be a bind error).
+func TestNewProblemsBeforeBinding(t *testing.T) {
+	t.Parallel()
+	port := holdPort(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "bad.yaml")
+	err := os.WriteFile(p, []byte(`a:
+  resources_servers:
+    `+gatedType+`:
+      domain: other
+      port: `+strconv.Itoa(port)+`
+      gates: x
+b:
+  resources_servers:
+    no_such_type:
+      domain: other
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = server.New(context.Background(), server.Options{Files: []string{p}, WorkDir: dir, Logger: slog.New(slog.DiscardHandler)})
+	var ps config.Problems
+	if !errors.As(err, &ps) || len(ps) != 2 {
+		t.Fatalf("New = %v, want 2 config problems", err)
+	}
+	want := []config.Problem{
+		{File: p, Line: 6, Key: "a.resources_servers." + gatedType + ".gates", Message: "unknown key", Suggestion: "gate"},
+		{File: p, Line: 9, Key: "b.resources_servers.no_such_type"},
+	}
+	for i, w := range want {
+		got := ps[i]
+		if got.File != w.File || got.Line != w.Line || got.Key != w.Key || got.Suggestion != w.Suggestion ||
+			(w.Message != "" && got.Message != w.Message) {
+			t.Errorf("problem %d = %+v, want %+v", i, got, w)
+		}
+	}
+	if !strings.Contains(ps[1].Message, `unknown server type "no_such_type" (registered: `) || !strings.Contains(ps[1].Message, gatedType) {
+		t.Errorf("unknown server type problem: %q", ps[1].Message)
+	}
+}
+
+// A port that cannot be bound is an error naming the instance and the address.
+func TestNewBindFailure(t *testing.T) {
+	t.Parallel()
+	port := holdPort(t)
+	_, err := server.New(context.Background(), server.Options{
+		Files: []string{writeConfig(t, "busy", "port: "+strconv.Itoa(port))}, WorkDir: t.TempDir(),
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	want := fmt.Sprintf(`instance "busy": cannot listen on 127.0.0.1:%d: `, port)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("New = %v, want an error starting %q", err, want)
+	}
+	var ps config.Problems
+	if errors.As(err, &ps) {
+		t.Errorf("a bind failure is config.Problems: %v", err)
+	}
+}
+
+// Close releases the ports of a Host that never served.
+func TestHostClose(t *testing.T) {
+	t.Parallel()
+	h, err := server.New(context.Background(), server.Options{
+		Files: []string{writeConfig(t, "closed")}, WorkDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimPrefix(h.Instances()[0].URL(), "http://")
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("the port is still taken after Close: %v", err)
+	}
+	ln.Close()
+	if err := h.Close(); err != nil {
+		t.Errorf("a second Close = %v", err)
+	}
+	if err := h.Serve(context.Background()); err == nil {
+		t.Error("Serve after Close: no error")
+	}
+}

@@ -92,10 +92,12 @@ type Config struct {
 // resources-server instance, and returns the result. It binds no port and opens no connection
 // (except a host name lookup when use_absolute_ip is true).
 //
-// Every problem found is returned at once as [Problems] (with a nil *Config): files that cannot be
-// read or parsed and malformed overrides first (Load stops there when there are any), then bad
+// Every problem found is returned at once as [Problems]: files that cannot be read or parsed and
+// malformed overrides first (Load stops there, with a nil *Config, when there are any), then bad
 // top-level settings, then each instance's interpolation failures, ??? values, missing or unknown
-// domain and mistyped framework keys. Instance ports stay 0 when not configured until
+// domain and mistyped framework keys. With problems of the second kind Load returns the *Config
+// too, so that a caller can still [Instance.Decode] every instance and report all problems in one
+// go; such a Config must not be served. Instance ports stay 0 when not configured until
 // [Config.AssignPorts]. Server-specific keys are checked later, by [Instance.Decode]. An error
 // that is not Problems means the working directory could not be determined.
 func Load(opts LoadOptions) (*Config, error) {
@@ -160,7 +162,7 @@ func Load(opts LoadOptions) (*Config, error) {
 		ps = append(ps, Problem{Message: "no resources server instance in the configuration (a top-level key whose value has a resources_servers mapping)"})
 	}
 	if err := ps.err(); err != nil {
-		return nil, err
+		return c, err
 	}
 	return c, nil
 }
@@ -317,10 +319,14 @@ func (c *Config) discover(tree map[string]any, defaultHost string, logger *slog.
 			ps = append(ps, c.src.problem(name,
 				fmt.Sprintf("has more than one server type (%s); an instance has exactly one", strings.Join(types, ", ")), ""))
 		default:
-			if inst, ips := c.instance(name, defaultHost); len(ips) > 0 {
+			inst, ips := c.instance(name, defaultHost)
+			if len(ips) > 0 {
 				sortProblems(ips)
 				ps = append(ps, ips...)
-			} else {
+			}
+			// Kept even with problems (when it got that far), so that a caller
+			// can still Decode its server keys and list every problem at once.
+			if inst.ServerType != "" {
 				c.instances = append(c.instances, inst)
 			}
 		}

@@ -98,6 +98,9 @@ func (inst Instance) Path() string {
 }
 
 // instance resolves and validates the instance named name.
+// instance reads one instance block. With problems in the framework keys it
+// still returns the Instance (so that its server keys can be decoded and
+// checked too); a zero Instance means the block could not be read at all.
 func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 	var ps Problems
 	rsPath := keyPath{name, typeResources}
@@ -163,10 +166,6 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 	if _, ok := data["max_body_bytes"]; ok && !bad["max_body_bytes"] && fw.MaxBodyBytes <= 0 {
 		ps = append(ps, c.src.problem(joinKey(bkey, "max_body_bytes"), fmt.Sprintf("must be a positive number of bytes, got %d", fw.MaxBodyBytes), ""))
 	}
-	if len(ps) > 0 {
-		return Instance{}, ps
-	}
-
 	host := fw.Host
 	if host == "" {
 		host = defaultHost
@@ -186,7 +185,7 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 		File:               first.file,
 		Line:               first.line,
 		src:                c.src,
-	}, nil
+	}, ps
 }
 
 // directiveKeys are NeMo's config directives, which gymkit does not implement.

@@ -84,6 +84,11 @@ func (ps Problems) err() error {
 	return ps
 }
 
+// Suggest returns the candidate closest to word, or "" when none is close: the "did you mean"
+// rule of every config problem (Damerau-Levenshtein distance, ignoring case, within a third of
+// word's length, at least 1 and at most 3 edits).
+func Suggest(word string, candidates []string) string { return suggest(word, candidates) }
+
 // suggest returns the candidate closest to word (Damerau-Levenshtein distance, ignoring case),
 // or "" when none is within a third of word's length (at least 1, at most 3 edits).
 // Ties go to the alphabetically first candidate; word itself is never suggested.

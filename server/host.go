@@ -111,17 +111,22 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		Files: opts.Files, Overrides: opts.Overrides, WorkDir: opts.WorkDir,
 		LookupEnv: opts.LookupEnv, Logger: log,
 	})
+	var problems config.Problems
 	if err != nil {
-		return nil, err
+		if cfg == nil || !errors.As(err, &problems) {
+			return nil, err
+		}
+		// Keep going: the instances' own keys may have problems too, and the
+		// user should see them all at once.
 	}
 
 	cis := cfg.Instances()
 	servers := make([]framework.Server, len(cis))
-	var problems config.Problems
 	for i, ci := range cis {
 		factory, err := framework.Lookup(ci.ServerType)
 		if err != nil {
-			problems = append(problems, config.Problem{File: ci.File, Line: ci.Line, Key: ci.Path(), Message: err.Error()})
+			problems = append(problems, config.Problem{File: ci.File, Line: ci.Line, Key: ci.Path(),
+				Message: err.Error(), Suggestion: config.Suggest(ci.ServerType, framework.Names())})
 			continue
 		}
 		srv := factory()

@@ -284,6 +284,7 @@ slow:
   resources_servers:
     example_mcp_weather:
       domain: agnet
+      hots: 127.0.0.1
       port: `+strconv.Itoa(held)+`
 `)
 		code, stdout, stderr := gymkit(t, "serve", "weather.resources_servers.example_mcp_weather.max_body_bytes=lots", "-c", cfg)
@@ -291,8 +292,9 @@ slow:
 			t.Fatalf("exit %d, stdout %q, stderr:\n%s\nwant exit 2 and no ready line", code, stdout, stderr)
 		}
 		for _, want := range []string{
-			"config: 2 problems:",
+			"config: 3 problems:",
 			cfg + `:4: weather.resources_servers.example_mcp_weather.domain: unknown domain "agnet"`,
+			cfg + ":5: weather.resources_servers.example_mcp_weather.hots: unknown key; did you mean `host`?",
 			"did you mean `agent`?",
 			`command line: weather.resources_servers.example_mcp_weather.max_body_bytes: expected an integer, got string "lots"`,
 		} {

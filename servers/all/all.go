@@ -5,4 +5,5 @@ package all
 import (
 	_ "github.com/gymkit/gymkit/servers/example_mcp_weather"
 	_ "github.com/gymkit/gymkit/servers/example_session_state_mgmt"
+	_ "github.com/gymkit/gymkit/servers/math_advanced_calculations"
 )

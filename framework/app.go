@@ -408,7 +408,14 @@ func (a *App) writeResult(w http.ResponseWriter, r *http.Request, res any) {
 func (a *App) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	st := StatusOf(err)
 	if st.Code >= 500 {
-		a.log.ErrorContext(r.Context(), "request failed", "instance", a.name, "path", r.URL.Path, "status", st.Code, "error", err)
+		// A 5xx the handler chose (Errorf) is an answer, not a fault: warn.
+		// Anything else (a plain error, a panic) is logged as an error.
+		level := slog.LevelError
+		var fe *Error
+		if errors.As(err, &fe) {
+			level = slog.LevelWarn
+		}
+		a.log.Log(r.Context(), level, "request failed", "path", r.URL.Path, "status", st.Code, "error", err)
 	}
 	writeJSON(w, st.Code, st.Body)
 }

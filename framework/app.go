@@ -167,13 +167,23 @@ func (a *App) buildHandler() http.Handler {
 		writeJSON(w, 404, []byte(`{"detail":"Not Found"}`))
 	})
 	mux.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		var allowed []string
+		// Starlette answers with the methods of the first route that matched
+		// the path: a static route (registered first) before the catch-all.
+		var static, param []string
 		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
-			if mux.Match(chi.NewRouteContext(), m, routePath(r)) {
-				allowed = append(allowed, m)
+			rctx := chi.NewRouteContext()
+			if mux.Match(rctx, m, r.URL.Path) {
+				if strings.Contains(rctx.RoutePattern(), "{") {
+					param = append(param, m)
+				} else {
+					static = append(static, m)
+				}
 			}
 		}
-		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		if len(static) == 0 {
+			static = param
+		}
+		w.Header().Set("Allow", strings.Join(static, ", "))
 		writeJSON(w, 405, []byte(`{"detail":"Method Not Allowed"}`))
 	})
 	var h http.Handler = mux
@@ -183,15 +193,9 @@ func (a *App) buildHandler() http.Handler {
 	return stripRolloutPrefix(a.recoverer(h))
 }
 
-func routePath(r *http.Request) string {
-	if r.URL.RawPath != "" {
-		return r.URL.RawPath
-	}
-	return r.URL.Path
-}
-
 // slashRedirect implements Starlette's redirect_slashes: a path that matches
-// a route only with its trailing slash flipped is redirected (307) there.
+// a route (with any method) only with its trailing slash flipped is
+// redirected (307) there.
 func slashRedirect(mux *chi.Mux, r *http.Request) (string, bool) {
 	p := r.URL.Path
 	if p == "/" || p == "" {
@@ -203,7 +207,14 @@ func slashRedirect(mux *chi.Mux, r *http.Request) (string, bool) {
 	} else {
 		alt = p + "/"
 	}
-	if !mux.Match(chi.NewRouteContext(), r.Method, alt) {
+	matched := false
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		if mux.Match(chi.NewRouteContext(), m, alt) {
+			matched = true
+			break
+		}
+	}
+	if !matched {
 		return "", false
 	}
 	u := url.URL{Scheme: "http", Host: r.Host, Path: alt, RawQuery: r.URL.RawQuery}
@@ -213,20 +224,70 @@ func slashRedirect(mux *chi.Mux, r *http.Request) (string, bool) {
 	return u.String(), true
 }
 
-// recoverer turns a panic outside a tool invocation (e.g. in middleware) into
-// NeMo's 500.
+// recoverer turns a panic outside a tool invocation (e.g. in middleware) or
+// a runtime.Goexit into NeMo's 500. When the response was already started it
+// cannot be replaced: the connection is aborted instead (http.ErrAbortHandler)
+// so that the client never takes a truncated body for a complete one.
 func (a *App) recoverer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tw := &trackingWriter{ResponseWriter: w}
+		done := false
 		defer func() {
-			if p := recover(); p != nil {
-				if p == http.ErrAbortHandler {
-					panic(p)
-				}
-				a.writeError(w, r, &panicError{value: p})
+			if done {
+				return
+			}
+			p := recover()
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			if tw.started {
+				a.log.ErrorContext(r.Context(), "panic after the response started; aborting the connection", "path", r.URL.Path, "panic", p)
+				panic(http.ErrAbortHandler)
+			}
+			var err error = &panicError{value: p}
+			if p == nil {
+				// runtime.Goexit: the goroutine ends after the deferred calls,
+				// so write and flush the answer now; net/http then closes the
+				// connection.
+				err = &panicError{value: "runtime.Goexit called"}
+				w.Header().Set("Connection", "close")
+			}
+			a.writeError(w, r, err)
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
 			}
 		}()
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(tw, r)
+		done = true
 	})
+}
+
+// trackingWriter records whether the response has started.
+type trackingWriter struct {
+	http.ResponseWriter
+	started bool
+}
+
+func (t *trackingWriter) WriteHeader(code int) {
+	if code >= 200 {
+		t.started = true
+	}
+	t.ResponseWriter.WriteHeader(code)
+}
+
+func (t *trackingWriter) Write(b []byte) (int, error) {
+	t.started = true
+	return t.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (t *trackingWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
+
+func (t *trackingWriter) Flush() {
+	t.started = true
+	if f, ok := t.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 var rolloutID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -240,36 +301,36 @@ func RolloutID(ctx context.Context) string {
 	return s
 }
 
-// StripRolloutPrefix rewrites /ng-rollout/<id>/<rest> to /<rest> (Path and
-// RawPath) and records <id> for [RolloutID]; other requests pass unchanged.
-// The id must match ^[A-Za-z0-9][A-Za-z0-9._-]*$. Handler already applies it;
-// hosts use it for routes outside the App (such as /mcp).
+// StripRolloutPrefix rewrites /ng-rollout/<id>/<rest> to /<rest> and records
+// <id> for [RolloutID]; other requests pass unchanged. It works on the
+// decoded path, as Starlette does after uvicorn decodes it, and clears
+// URL.RawPath so that routing sees the decoded path too (/%76erify is
+// /verify). The id must match ^[A-Za-z0-9][A-Za-z0-9._-]*$. Handler already
+// applies it; hosts use it for routes outside the App (such as /mcp).
 func StripRolloutPrefix(next http.Handler) http.Handler { return stripRolloutPrefix(next) }
 
 func stripRolloutPrefix(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rest, ok := strings.CutPrefix(r.URL.Path, "/ng-rollout/")
-		if !ok {
+		var id, tail string
+		if ok {
+			var found bool
+			id, tail, found = strings.Cut(rest, "/")
+			ok = found && rolloutID.MatchString(id)
+		}
+		if !ok && r.URL.RawPath == "" {
 			next.ServeHTTP(w, r)
 			return
 		}
-		id, tail, found := strings.Cut(rest, "/")
-		if !found || !rolloutID.MatchString(id) {
-			next.ServeHTTP(w, r)
-			return
+		r2 := new(http.Request)
+		*r2 = *r
+		u := *r.URL
+		u.RawPath = ""
+		if ok {
+			u.Path = "/" + tail
+			r2 = r2.WithContext(context.WithValue(r.Context(), rolloutKey{}, id))
 		}
-		r2 := r.Clone(context.WithValue(r.Context(), rolloutKey{}, id))
-		r2.URL.Path = "/" + tail
-		if r.URL.RawPath != "" {
-			if rawRest, ok := strings.CutPrefix(r.URL.RawPath, "/ng-rollout/"); ok {
-				if _, rawTail, ok := strings.Cut(rawRest, "/"); ok {
-					r2.URL.RawPath = "/" + rawTail
-				}
-			}
-			if r2.URL.RawPath == r.URL.RawPath {
-				r2.URL.RawPath = ""
-			}
-		}
+		r2.URL = &u
 		next.ServeHTTP(w, r2)
 	})
 }
@@ -340,13 +401,14 @@ func (a *App) toolHandler(t *Tool, param string) http.HandlerFunc {
 				a.writeError(w, r, err)
 				return
 			}
+		} else {
+			// The body is ignored, but reading it lets net/http notice a
+			// client that goes away (the request context is then canceled).
+			_, _ = io.Copy(io.Discard, r.Body)
 		}
 		name := t.Name
 		if param != "" {
-			name = chi.URLParam(r, param)
-			if u, err := url.PathUnescape(name); err == nil {
-				name = u
-			}
+			name = chi.URLParam(r, param) // decoded: routing runs on URL.Path
 		}
 		tt := *t
 		tt.Name = name

@@ -44,8 +44,10 @@ func NewError(status int, detail any) error { return &Error{Status: status, Deta
 // Error returns "HTTP <status>: <detail>".
 func (e *Error) Error() string { return "HTTP " + strconv.Itoa(e.status()) + ": " + e.detailText() }
 
+// status is the HTTP status written: 500 for a zero or invalid (outside
+// 200-599) status.
 func (e *Error) status() int {
-	if e.Status == 0 {
+	if e.Status < 200 || e.Status > 599 {
 		return 500
 	}
 	return e.Status
@@ -89,14 +91,24 @@ type Status struct {
 	// Body is the exact HTTP response body (application/json).
 	Body []byte
 	// Detail is the detail text that the MCP door puts after
-	// "HTTP <Code> from POST /<tool>: ".
+	// "HTTP <code> from POST /<tool>: ".
 	Detail string
+
+	mcpCode int // the MCP door's status when it differs from Code
 }
 
 // MCPText returns the MCP isError text for a failed call of tool:
 // "HTTP <Code> from POST /<tool>: <Detail>" (contract d.6 step 4).
+//
+// The code is Code, except for a 422 whose items hold a NaN or infinite
+// input: the HTTP door answers NeMo's 500 (Starlette cannot write NaN), while
+// the MCP door still says 422 with the items (python-compat 4.1 and 5).
 func (s Status) MCPText(tool string) string {
-	return "HTTP " + strconv.Itoa(s.Code) + " from POST /" + tool + ": " + s.Detail
+	code := s.Code
+	if s.mcpCode != 0 {
+		code = s.mcpCode
+	}
+	return "HTTP " + strconv.Itoa(code) + " from POST /" + tool + ": " + s.Detail
 }
 
 // StatusOf returns the status and both renderings of err, exactly as the two
@@ -122,17 +134,26 @@ func StatusOf(err error) Status {
 			// NeMo's handler prints the errors, then Starlette's JSONResponse
 			// (allow_nan=False) raises on a NaN or infinite input: a 500
 			// (python-compat 4.1).
-			return StatusOf(PythonError("ValueError", err.Error()))
+			st := StatusOf(PythonError("ValueError", err.Error()))
+			// The MCP door never renders through JSONResponse: it keeps the 422.
+			st.mcpCode, st.Detail = 422, lax.RenderMCP(ve.items)
+			return st
 		}
 		return Status{Code: 422, Body: body, Detail: lax.RenderMCP(ve.items)}
 	}
 	var fe *Error
-	if errors.As(err, &fe) {
+	if errors.As(err, &fe) && fe == nil {
+		err = errors.New("a nil *framework.Error was returned as an error")
+	} else if fe != nil {
 		body, encErr := pyjson.Marshal(detailBody{Detail: fe.Detail}, pyjson.Python)
 		if encErr != nil {
-			// The detail cannot be written as JSON (NaN, a channel...): fall back
-			// to the string form rather than lose the status.
-			body, _ = pyjson.Marshal(detailBody{Detail: fmt.Sprint(fe.Detail)}, pyjson.Python)
+			// Starlette's JSONResponse raises on such a detail and NeMo's
+			// exception middleware answers 500 with the exception's repr.
+			var fr *pyjson.FloatRangeError
+			if errors.As(encErr, &fr) {
+				return StatusOf(PythonError("ValueError", fr.Error()))
+			}
+			return StatusOf(PythonError("TypeError", fmt.Sprintf("detail of type %T is not JSON serializable", fe.Detail)))
 		}
 		return Status{Code: fe.status(), Body: body, Detail: fe.detailText()}
 	}

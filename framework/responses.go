@@ -155,10 +155,15 @@ type verifyRequester interface{ verifyRequest() *VerifyRequest }
 // ResponsesCreateParams and Response with the request's objects as received,
 // so the answer starts {"responses_create_params":...,"response":...,
 // "reward":...} followed by the environment's fields in declaration order.
+//
 // Other request fields are echoed only when the response type declares them
-// (copy them over) or embeds [Extra], which receives every request key the
-// response does not declare, in request order (pydantic's
-// Resp(**body.model_dump(), ...) semantics).
+// (copy them over from the request) or embeds [Extra]: an Extra left empty by
+// the handler receives every key of the request's dump that the response does
+// not declare, in dump order. The dump is pydantic's body.model_dump(): the
+// request type's declared fields in declaration order with their decoded
+// values (absent optional fields as their zero value or null), then its own
+// Extra keys if it embeds Extra. This is NeMo's Resp(**body.model_dump(), ...)
+// (contract a.4).
 type VerifyResponse struct {
 	ResponsesCreateParams Value   `json:"responses_create_params"`
 	Response              Value   `json:"response"`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
@@ -97,7 +98,11 @@ func Post[Req, Resp any](r *Router, path string, h func(ctx context.Context, req
 	}
 	dec, in, kind, err := decoder[Req]()
 	if err != nil {
-		r.errorf("route %q: request type: %v", path, err)
+		r.errorf("route %q: %v", path, err)
+		return
+	}
+	if rt := reflect.TypeFor[Resp](); rt.Kind() == reflect.Pointer {
+		r.errorf("route %q: response type %v is a pointer: return the value type", path, rt)
 		return
 	}
 	t := &Tool{
@@ -139,8 +144,9 @@ func Post[Req, Resp any](r *Router, path string, h func(ctx context.Context, req
 }
 
 // DispatchFunc handles one call of a dispatcher server: tool is the path
-// segment ("email_send_email"), args the JSON object body (compact or as
-// received). Its result is written as the 200 body: return a struct, a
+// segment ("email_send_email", percent-decoded), args the JSON object body as
+// compact UTF-8 JSON text (NaN and Infinity literals kept, as Python's
+// json.loads accepts them). Its result is written as the 200 body: return a struct, a
 // json.RawMessage or a [Value] to keep key order (Go maps are written with
 // sorted keys).
 type DispatchFunc func(ctx context.Context, tool string, args json.RawMessage) (any, error)
@@ -170,11 +176,11 @@ func Dispatch(r *Router, h DispatchFunc) {
 	r.catchAll = &dispatcher{h: h}
 }
 
-func (d *dispatcher) invoke(ctx context.Context, tool string, args pyjson.Value, raw []byte) (any, error) {
+func (d *dispatcher) invoke(ctx context.Context, tool string, args pyjson.Value, _ []byte) (any, error) {
 	if args.Kind != pyjson.Object {
 		return nil, modelAttributesError(args)
 	}
-	return d.h(ctx, tool, raw)
+	return d.h(ctx, tool, argsJSON(args))
 }
 
 // CatchAll mints MCP tools that dispatch through the server's [Dispatch]

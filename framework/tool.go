@@ -172,23 +172,27 @@ func decoder[Req any]() (func(ctx context.Context, v pyjson.Value, raw []byte) (
 			return zero, nil
 		}, permissive, bodyNone, nil
 	case bodyDict:
-		return func(_ context.Context, v pyjson.Value, raw []byte) (Req, error) {
+		return func(_ context.Context, v pyjson.Value, _ []byte) (Req, error) {
 			var req Req
 			if v.Kind != pyjson.Object {
 				return req, dictError(v)
 			}
 			switch p := any(&req).(type) {
 			case *json.RawMessage:
-				*p = append(json.RawMessage(nil), raw...)
+				*p = argsJSON(v)
 			case *pyjson.Value:
 				*p = v
 			case *map[string]any:
-				if err := json.Unmarshal(raw, p); err != nil {
-					return req, err
-				}
+				*p = toGo(v).(map[string]any)
 			}
 			return req, nil
 		}, permissive, bodyDict, nil
+	}
+	if t.Kind() == reflect.Pointer {
+		return nil, nil, 0, fmt.Errorf("request type %v is a pointer: use the value type (an absent body is a 422, never nil)", t)
+	}
+	if !schema.IsObject(t) {
+		return nil, nil, 0, fmt.Errorf("request type %v is not a JSON object type: use a struct, a map, json.RawMessage, framework.Value or framework.NoBody", t)
 	}
 	plan, err := lax.Compile(t)
 	if err != nil {
@@ -261,4 +265,53 @@ func DecodeValue[T any](v pyjson.Value) (T, error) {
 		return out, &ValidationError{items: items}
 	}
 	return out, nil
+}
+
+// argsJSON writes parsed arguments back as compact JSON text for handlers
+// that take raw JSON (json.RawMessage bodies, Dispatch): UTF-8, numbers in
+// Python's forms, and NaN/Infinity kept as the literals json.loads accepted,
+// so that Decode on the text sees what the request held.
+func argsJSON(v pyjson.Value) json.RawMessage {
+	b, err := pyjson.Marshal(v, argsOptions)
+	if err != nil { // cannot happen for a parsed Value
+		return json.RawMessage("{}")
+	}
+	return b
+}
+
+var argsOptions = pyjson.Options{Floats: pyjson.PythonFloats, NaN: pyjson.NaNLiteral}
+
+// toGo converts a Value to the Go values Python's json.loads would give:
+// map[string]any, []any, string, bool, nil, int64 for ints that fit (a
+// *big.Int beyond), float64 for floats (NaN and infinities included).
+func toGo(v pyjson.Value) any {
+	switch v.Kind {
+	case pyjson.Bool:
+		return v.Bool
+	case pyjson.String:
+		return v.Str
+	case pyjson.Number:
+		if v.IsFloat() {
+			f, _ := v.Float()
+			return f
+		}
+		if n, ok := v.Int(); ok {
+			return n
+		}
+		b, _ := v.BigInt()
+		return b
+	case pyjson.Array:
+		out := make([]any, len(v.Items))
+		for i, it := range v.Items {
+			out[i] = toGo(it)
+		}
+		return out
+	case pyjson.Object:
+		out := make(map[string]any, len(v.Members))
+		for _, m := range v.Members {
+			out[m.Key] = toGo(m.Value)
+		}
+		return out
+	}
+	return nil
 }

@@ -28,7 +28,7 @@ func SeedSession[Req, Resp any](r *Router, h func(ctx context.Context, req Req) 
 	}
 	dec, in, kind, err := decoder[Req]()
 	if err != nil {
-		r.errorf("SeedSession: request type: %v", err)
+		r.errorf("SeedSession: %v", err)
 		return
 	}
 	r.seed = &Tool{
@@ -141,7 +141,11 @@ func Verify[Req any, Resp any, PReq interface {
 		if extraIdx != nil {
 			ex := reflect.ValueOf(&resp).Elem().FieldByIndex(extraIdx).Addr().Interface().(*pyjson.Extra)
 			if len(ex.Members) == 0 {
-				for _, m := range body.Members {
+				dump, err := requestDump(req, body)
+				if err != nil {
+					return nil, err
+				}
+				for _, m := range dump.Members {
 					if !declared[m.Key] {
 						ex.Members = append(ex.Members, m)
 					}
@@ -209,4 +213,26 @@ func withMember(v pyjson.Value, key string, x pyjson.Value) pyjson.Value {
 		}
 	}
 	return pyjson.Value{Kind: pyjson.Object, Members: append(ms, pyjson.Member{Key: key, Value: x})}
+}
+
+// requestDump is pydantic's body.model_dump() of a typed verify request: its
+// declared fields in declaration order with their decoded values (absent
+// optional fields included), then its extra keys when it embeds Extra;
+// responses_create_params and response as received.
+func requestDump(req any, body pyjson.Value) (pyjson.Value, error) {
+	b, err := pyjson.Marshal(req, pyjson.Pydantic)
+	if err != nil {
+		return pyjson.Value{}, err
+	}
+	dump, err := pyjson.Parse(b)
+	if err != nil {
+		return pyjson.Value{}, err
+	}
+	for i := range dump.Members {
+		switch k := dump.Members[i].Key; k {
+		case "responses_create_params", "response":
+			dump.Members[i].Value, _ = body.Get(k)
+		}
+	}
+	return dump, nil
 }

@@ -146,9 +146,10 @@ func Marshal(v any, o Options) ([]byte, error) {
 //     o.Floats (1e5 -> 100000.0, as Python re-serializes it), NaN/Infinity
 //     literals (and overflowing ones like 1e400) per o.NaN. A literal that
 //     is not a JSON number is an *InvalidNumberError. json.Number likewise.
-//   - json.RawMessage and json.Marshaler output: written verbatim (trusted:
-//     not validated, re-indented or re-escaped); an empty RawMessage is
-//     null. encoding.TextMarshaler: its text as a JSON string. Unlike
+//   - json.RawMessage: parsed (as Parse does) and written like a Value, so
+//     the output is valid JSON in the chosen style; an empty RawMessage is
+//     null, invalid text an error. json.Marshaler output: written verbatim
+//     (trusted: not validated, re-indented or re-escaped). encoding.TextMarshaler: its text as a JSON string. Unlike
 //     encoding/json, methods declared on the pointer receiver are used for
 //     every value, addressable or not (a value that is not addressable is
 //     copied first); a nil pointer is null.

@@ -549,7 +549,7 @@ func TestAllKinds(t *testing.T) {
 	}
 	want := `{"B":true,"I":-1,"I8":-8,"I16":-16,"I32":-32,"I64":-9223372036854775808,"U":1,"U8":8,"U16":16,` +
 		`"U32":32,"U64":18446744073709551615,"UP":7,"F32":1.5,"F64":2.0,"S":"s","Bs":"aGk=","NilS":[],"NilM":{},` +
-		`"NilP":null,"NilI":null,"Arr":[1,2],"Str":"UP","V":"v","PV":[100.0],"Raw":{"r": 1},"Raw0":null,"Num":1.0,` +
+		`"NilP":null,"NilI":null,"Arr":[1,2],"Str":"UP","V":"v","PV":[100.0],"Raw":{"r":1},"Raw0":null,"Num":1.0,` +
 		`"M":{"custom":"m"},"PM":"ptr3","Addr":"10.0.0.1","Map":{"1-2":2,"2-1":1},"IntM":{"-1":"neg","10":"ten","9":"nine"},` +
 		`"Any":{"a":[null,true,"x",1.0,5,7],"z":1}}`
 	for _, x := range []any{v, &v} {

@@ -5,6 +5,7 @@ import (
 	"encoding"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -109,8 +110,7 @@ func (e *encodeState) any(x any) error {
 		e.close(']', len(x) == 0)
 		return nil
 	case json.RawMessage:
-		e.raw(x)
-		return nil
+		return e.raw(x)
 	case json.Number:
 		return e.number(string(x))
 	}
@@ -118,12 +118,21 @@ func (e *encodeState) any(x any) error {
 	return typeEncoder(v.Type())(e, v)
 }
 
-func (e *encodeState) raw(b []byte) {
+// raw writes a json.RawMessage: parsed as Python's json.loads would and
+// re-written in the encoder's options, so that the output is valid JSON in
+// the chosen style whatever the text held (NaN literals, other float forms,
+// whitespace, a BOM). An empty RawMessage is null; text that does not parse
+// is an error.
+func (e *encodeState) raw(b []byte) error {
 	if len(b) == 0 {
 		e.buf = append(e.buf, "null"...)
-		return
+		return nil
 	}
-	e.buf = append(e.buf, b...)
+	v, err := Parse(b)
+	if err != nil {
+		return fmt.Errorf("pyjson: json.RawMessage is not valid JSON: %w", err)
+	}
+	return e.value(&v)
 }
 
 func (e *encodeState) mapStringAny(m map[string]any) error {
@@ -184,7 +193,7 @@ func newTypeEncoder(t reflect.Type) encoderFunc {
 	case extraType, dictType:
 		return membersEncoder
 	case rawMessageType:
-		return func(e *encodeState, v reflect.Value) error { e.raw(v.Bytes()); return nil }
+		return func(e *encodeState, v reflect.Value) error { return e.raw(v.Bytes()) }
 	case numberType:
 		return func(e *encodeState, v reflect.Value) error { return e.number(v.String()) }
 	}

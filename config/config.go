@@ -319,6 +319,19 @@ func (c *Config) discover(tree map[string]any, defaultHost string, logger *slog.
 			ps = append(ps, c.src.problem(name,
 				fmt.Sprintf("has more than one server type (%s); an instance has exactly one", strings.Join(types, ", ")), ""))
 		default:
+			// A key beside resources_servers (e.g. an override
+			// <instance>.port=8000) would be ignored: say where it belongs.
+			for _, k := range sortedKeys(block) {
+				if k == typeResources {
+					continue
+				}
+				hint := ""
+				if rs, ok := block[typeResources].(map[string]any); ok && len(rs) == 1 && isFrameworkKey(k) {
+					hint = keyPath{name, typeResources, sortedKeys(rs)[0], k}.String()
+				}
+				ps = append(ps, c.src.problem(keyPath{name, k}.String(),
+					"unknown key beside resources_servers: an instance's keys go under resources_servers.<server type>", hint))
+			}
 			inst, ips := c.instance(name, defaultHost)
 			if len(ips) > 0 {
 				sortProblems(ips)

@@ -350,6 +350,10 @@ func isJSONContentType(ct string) bool {
 	return sub == "json" || strings.HasSuffix(sub, "+json")
 }
 
+// errContentType is NeMo's answer to a body sent without a JSON
+// Content-Type (see readBody).
+var errContentType = errors.New("TypeError('Object of type bytes is not JSON serializable')")
+
 // readBody reads and parses a request body as FastAPI does for a body model:
 // empty -> 422 missing; non-JSON content type -> NeMo's 500; invalid JSON ->
 // 422 json_invalid; bad UTF-8 or too deep -> 400; JSON null -> 422 missing.
@@ -369,7 +373,7 @@ func readBody(r *http.Request) (pyjson.Value, []byte, error) {
 		// FastAPI leaves the body as bytes; NeMo's validation handler then
 		// fails to print them and its exception middleware answers 500
 		// (python-compat 4.1, 4.2).
-		return pyjson.Value{}, nil, errors.New("TypeError('Object of type bytes is not JSON serializable')")
+		return pyjson.Value{}, nil, errContentType
 	}
 	v, err := pyjson.Parse(raw)
 	if err != nil {
@@ -477,7 +481,12 @@ func (a *App) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		if errors.As(err, &fe) {
 			level = slog.LevelWarn
 		}
-		a.log.Log(r.Context(), level, "request failed", "path", r.URL.Path, "status", st.Code, "error", err)
+		attrs := []any{"path", r.URL.Path, "status", st.Code, "error", err}
+		if errors.Is(err, errContentType) {
+			level = slog.LevelWarn
+			attrs = append(attrs, "hint", "the body was not read: send Content-Type: application/json (NeMo answers this 500 too)")
+		}
+		a.log.Log(r.Context(), level, "request failed", attrs...)
 	}
 	writeJSON(w, st.Code, st.Body)
 }

@@ -9,10 +9,37 @@ import (
 // order, numbers keep their literal text (so int vs float is lexical and big
 // ints are exact). The zero Value is JSON null. Use it for fields that take
 // any JSON ("Any" in pydantic) and for ordered results.
+//
+// Fields: Kind (KindNull, KindBool, KindNumber, KindString, KindArray,
+// KindObject); Bool; Str (a string's text, or a number's literal such as
+// "3", "2.5", "1e5", "NaN"); Items (array elements); Members (object keys
+// in order, each a [Member] {Key, Value}). Methods: Get(key) (Value, bool)
+// looks up an object key; IsFloat() reports a float literal; Float()
+// (float64, bool), Int() (int64, bool) and BigInt() convert a number.
+// Build values with [StringValue], [NumberValue], [BoolValue], [ArrayValue],
+// [ObjectValue] and [NullValue], or parse them with [ParseJSON].
 type Value = pyjson.Value
 
-// Member is one key of an object Value.
+// Member is one key of an object Value: {Key string; Value Value}.
 type Member = pyjson.Member
+
+// Constructors of Values.
+var (
+	// NullValue returns JSON null.
+	NullValue = pyjson.NullValue
+	// BoolValue returns a JSON bool.
+	BoolValue = pyjson.BoolValue
+	// StringValue returns a JSON string.
+	StringValue = pyjson.StringValue
+	// NumberValue returns a JSON number from its literal text, e.g. "3" or
+	// "2.5" (not checked: a bad literal fails when the value is written).
+	NumberValue = pyjson.NumberValue
+	// ArrayValue returns a JSON array of the items.
+	ArrayValue = pyjson.ArrayValue
+	// ObjectValue returns a JSON object of the members, in order (keys are
+	// not de-duplicated).
+	ObjectValue = pyjson.ObjectValue
+)
 
 // Kind is the JSON type of a Value.
 type Kind = pyjson.Kind

@@ -7,6 +7,8 @@ import (
 // Object is an ordered JSON object for request and response fields: it
 // accepts a JSON object (use *Object to also accept null) and is written back
 // with its keys in the order received. Other JSON types are a 422 dict_type.
+// It is {Members []Member}; Get(key) (Value, bool) looks up a key (a nil
+// *Object has none) and Value() returns it as an object [Value].
 type Object = pyjson.Dict
 
 // PythonError returns an error whose text is the Python repr of an exception

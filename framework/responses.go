@@ -145,9 +145,9 @@ type VerifyRequest struct {
 // Raw returns the whole /verify body as received.
 func (r *VerifyRequest) Raw() Value { return r.raw }
 
-func (r *VerifyRequest) verifyRequest() *VerifyRequest { return r }
+func (r *VerifyRequest) mustEmbedVerifyRequest() *VerifyRequest { return r }
 
-type verifyRequester interface{ verifyRequest() *VerifyRequest }
+type verifyRequester interface{ mustEmbedVerifyRequest() *VerifyRequest }
 
 // VerifyResponse is the common part of a /verify answer (NeMo's
 // BaseVerifyResponse): embed it first in an environment's verify response type
@@ -170,6 +170,6 @@ type VerifyResponse struct {
 	Reward                float64 `json:"reward"`
 }
 
-func (r *VerifyResponse) verifyResponse() *VerifyResponse { return r }
+func (r *VerifyResponse) mustEmbedVerifyResponse() *VerifyResponse { return r }
 
-type verifyResponder interface{ verifyResponse() *VerifyResponse }
+type verifyResponder interface{ mustEmbedVerifyResponse() *VerifyResponse }

@@ -75,12 +75,30 @@ var reservedNames = map[string]bool{"verify": true, "seed_session": true, "aggre
 // the handler's Resp written as the 200 body, and, when the instance exposes
 // tools over MCP, the MCP tool of the same name (path without its "/").
 //
-// Req and Resp are values, not pointers. Req is normally a struct whose fields
-// carry `json` names and `required:"true"` for required keys; it is decoded with
-// pydantic's lax rules (a failure is a 422 with pydantic's items). A Req of
-// json.RawMessage, map[string]any or Value is a dict body (any JSON object, no
-// validation); [NoBody] never reads the body. The tool's input schema comes
-// from Req, its output schema from Resp when Resp is a JSON object type.
+// Req and Resp are values, not pointers (Build refuses pointers). Req is
+// normally a struct; it is decoded with pydantic v2's lax rules and a failure
+// is a 422 listing pydantic's error items. Its fields map to pydantic types:
+//
+//   - the key is the field's `json` name, matched case-sensitively; unknown
+//     keys are ignored (embed [Extra] to keep them, [ForbidExtra] to refuse);
+//   - a field is required only with the tag `required:"true"`; any other
+//     field is optional and keeps its Go zero value when the key is absent
+//     (pydantic users: a field without a default is NOT required here);
+//   - string (strict: 5 is a 422), bool ("yes", 1, ...), every int and uint
+//     kind ("3", 3.0 and true are ints; Go's range is enforced as ge/le),
+//     float32/float64 ("2.5", "inf", true), []T, map[string]T, nested
+//     structs (embedded structs are flattened), *T (Optional: null is nil);
+//   - [Value], [Object], json.RawMessage and any accept any JSON;
+//   - tags `default:"..."` (used when the key is absent) and `enum:"a,b"`
+//     (Literal) are honoured, as is `description:"..."` in the schema;
+//   - types with their own UnmarshalJSON (time.Time), []byte and maps with
+//     non-string keys are refused at Build.
+//
+// A Req of json.RawMessage, map[string]any or [Value] is a dict body (any
+// JSON object, no validation); [NoBody] never reads the body. The tool's input
+// schema comes from Req, its output schema from Resp when Resp is a JSON
+// object type. A body is read only with a JSON Content-Type
+// (application/json or */*+json), as FastAPI does.
 //
 // The handler's error decides the status ([StatusOf]): *Error keeps its status,
 // anything else (and a panic) is a 500. path must be "/name" with name

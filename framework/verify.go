@@ -130,12 +130,12 @@ func Verify[Req any, Resp any, PReq interface {
 		if items := plan.Decode(seen, reflect.ValueOf(&req).Elem(), lax.ModeHTTP); len(items) > 0 {
 			return nil, &ValidationError{items: items}
 		}
-		PReq(&req).verifyRequest().raw = body
+		PReq(&req).mustEmbedVerifyRequest().raw = body
 		resp, err := h(ctx, req)
 		if err != nil {
 			return nil, err
 		}
-		vr := PResp(&resp).verifyResponse()
+		vr := PResp(&resp).mustEmbedVerifyResponse()
 		vr.ResponsesCreateParams, _ = body.Get("responses_create_params")
 		vr.Response, _ = body.Get("response")
 		if extraIdx != nil {

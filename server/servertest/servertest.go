@@ -24,6 +24,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
 )
@@ -37,6 +38,12 @@ type Options struct {
 	ServerType string
 	// MaxBodyBytes as in server.InstanceOptions.
 	MaxBodyBytes int64
+	// Config is YAML for the server's own keys (the lines that would sit
+	// under resources_servers.<type> in an instance config, e.g.
+	// "max_guesses: 3"). It is decoded strictly into the server value with
+	// the config package, exactly as gymkit serve does; a problem fails the
+	// test. Empty: the server value is used as given.
+	Config string
 }
 
 // Server is a started instance.
@@ -56,6 +63,9 @@ func New(t testing.TB, srv framework.Server, opts Options) *Server {
 	if opts.Name == "" {
 		opts.Name = opts.ServerType
 	}
+	if opts.Config != "" {
+		decodeConfig(t, srv, opts)
+	}
 	inst, err := server.NewInstance(context.Background(), srv, server.InstanceOptions{
 		Name: opts.Name, ServerType: opts.ServerType, MaxBodyBytes: opts.MaxBodyBytes,
 	})
@@ -65,6 +75,31 @@ func New(t testing.TB, srv framework.Server, opts Options) *Server {
 	ts := httptest.NewServer(inst.Handler())
 	t.Cleanup(ts.Close)
 	return &Server{Server: ts, Instance: inst, t: t}
+}
+
+// decodeConfig decodes opts.Config into srv through a real config file.
+func decodeConfig(t testing.TB, srv framework.Server, opts Options) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(opts.Name + ":\n  resources_servers:\n    " + opts.ServerType + ":\n      domain: other\n")
+	for _, line := range strings.Split(opts.Config, "\n") {
+		b.WriteString("      " + line + "\n")
+	}
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.LoadOptions{Files: []string{path}, WorkDir: filepath.Dir(path)})
+	if err != nil {
+		t.Fatalf("servertest: config: %v", err)
+	}
+	inst, ok := cfg.Instance(opts.Name)
+	if !ok {
+		t.Fatalf("servertest: config: no instance %q", opts.Name)
+	}
+	if err := inst.Decode(srv); err != nil {
+		t.Fatalf("servertest: config: %v", err)
+	}
 }
 
 // Response is one HTTP answer.

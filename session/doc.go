@@ -31,12 +31,24 @@
 // exactly once, errors and panics included, because the agents replace
 // their cookies with each response's. The cookie holds only an opaque
 // token; an scs store (github.com/alexedwards/scs/v2) maps it to the
-// session id. A request without a usable cookie starts a new session,
-// which is stored only once it is used ([ID], [Update]), so that requests
-// that never look at their session (health probes, stateless tools, MCP
-// calls that carry a token) leave nothing in the store. On
-// the MCP door the session token that /seed_session issued carries the id,
-// and the door calls [WithID].
+// session id. A request without a usable cookie starts a new session, and
+// the last cookie of the name counts when a request carries several, as
+// with Starlette.
+//
+// Every cookie handed out names its session on every later request until
+// the session expires, as NeMo Gym's signed cookies do, even when the response that
+// carried it never looked at its session (the default /seed_session) and
+// the agent then replays it on several tool calls at once: a new session is
+// stored before its response's headers are sent. Requests that never
+// confirm their session (health probes, stateless tools, MCP calls that
+// carry a token, clients that drop cookies) leave an entry that expires
+// after min(lifetime, 1 hour); the first [Update] under a session, or the
+// first request that replays its cookie, extends it to the full lifetime.
+// [ID] and [Get] neither store nor extend anything. See
+// [Manager.Middleware].
+//
+// On the MCP door the session token that /seed_session issued carries the
+// id, and the door calls [WithID].
 //
 // A session id is a random UUID (version 4) in lower-case hyphenated form,
 // like Python's str(uuid.uuid4()); see [NewID].
@@ -54,5 +66,8 @@
 //
 // State that cannot be serialized (open files, a simulated world with
 // pointers) can instead be kept by the environment in its own memory, in a
-// map keyed by [ID]; that needs a single replica, or session affinity.
+// map keyed by [ID]; that needs a single replica, or session affinity. Such a
+// session is confirmed by the first replay of its cookie (ID does not
+// confirm it), so that replay must come within the hour of provisional
+// expiry described above.
 package session

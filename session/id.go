@@ -69,13 +69,16 @@ func scopeFrom(ctx context.Context) *scope {
 // empty string when ctx carries no session (neither [Manager.Middleware] nor
 // [WithID] made it).
 //
-// A session that [Manager.Middleware] has just created (the request had no
-// usable cookie) is saved to the Manager's store once its id is used: by ID,
-// or by [Update]. ID itself does no I/O while the response headers are still
-// unsent; the session is saved just before they are sent, and if that fails
-// the response becomes the Manager's error response (see [Options.ErrorFunc]).
-// Called after the headers were sent, ID saves the session at once and cannot
-// report a failure. It is safe for concurrent use.
+// ID does no store I/O and does not extend the session: a session that
+// [Manager.Middleware] has just created (the request had no usable cookie)
+// is saved to the Manager's store before the response headers are sent
+// whether or not ID is called, with the provisional expiry that Middleware
+// describes, so calling ID on every request (request logging, say) costs no
+// store write and keeps nothing longer. What ID does change: if that save
+// fails, the response becomes the Manager's error response (see
+// [Options.ErrorFunc]), since the handler may have handed the id out; and if
+// it failed before ID was first called, after the headers were sent, ID
+// retries it once, best effort. It is safe for concurrent use.
 func ID(ctx context.Context) string {
 	s := scopeFrom(ctx)
 	if s == nil {

@@ -62,7 +62,13 @@ func TestLifetimeSlidesWithRequests(t *testing.T) {
 	store := &recordingStore{MemStore: memstore.NewWithCleanupInterval(0)}
 	m := NewManager(Options{CookieName: "s", Lifetime: lifetime, Store: store})
 	m.now = c.Now
+	// Update confirms a new session at once: it is saved for the full
+	// lifetime (see TestProvisionalSession for sessions that are not).
 	h := m.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := Update(r.Context(), "n", func(n *int) error { *n++; return nil }); err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
 		io.WriteString(w, ID(r.Context()))
 	}))
 	do := func(cookie string) (id, token string) {
@@ -270,6 +276,149 @@ func TestCorruptRecordStartsNewSession(t *testing.T) {
 		s, got, err := m.load(req)
 		if err != nil || got == token || s.fresh == nil || !validID(s.id) {
 			t.Errorf("record %q: scope %+v, token %q, err %v; want a new session", junk, s, got, err)
+		}
+	}
+}
+
+// TestProvisionalSession: a new session is saved before its headers are
+// sent, provisionally (min(lifetime, 1h)) unless Update confirmed it, and the
+// first replay of its cookie confirms it for the full lifetime.
+func TestProvisionalSession(t *testing.T) {
+	t.Parallel()
+	const lifetime = 100 * time.Hour
+	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	store := &recordingStore{MemStore: memstore.NewWithCleanupInterval(0)}
+	m := NewManager(Options{CookieName: "s", Lifetime: lifetime, Store: store})
+	m.now = c.Now
+	h := m.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/seed": // the default seed: uses nothing
+			io.WriteString(w, "{}")
+		case "/log": // request logging: only reads the id, repeatedly
+			for range 3 {
+				_ = ID(r.Context())
+			}
+			io.WriteString(w, ID(r.Context()))
+		case "/update":
+			_ = Update(r.Context(), "n", func(n *int) error { *n++; return nil })
+			io.WriteString(w, ID(r.Context()))
+		case "/write-then-update": // state written after the headers went
+			io.WriteString(w, ID(r.Context()))
+			w.(http.Flusher).Flush()
+			_ = Update(r.Context(), "n", func(n *int) error { *n++; return nil })
+		}
+	}))
+	do := func(path, cookie string) (body, token string) {
+		t.Helper()
+		req := httptest.NewRequest("POST", path, nil)
+		if cookie != "" {
+			req.AddCookie(&http.Cookie{Name: "s", Value: cookie})
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		cs := rec.Result().Cookies()
+		if len(cs) != 1 {
+			t.Fatalf("%s: %d cookies", path, len(cs))
+		}
+		return rec.Body.String(), cs[0].Value
+	}
+	idOf := func(token string) string {
+		t.Helper()
+		id, _, found, err := m.find(context.Background(), token)
+		if err != nil || !found {
+			t.Fatalf("token not in the store (found %v, err %v)", found, err)
+		}
+		return id
+	}
+	expect := func(step string, commits int, expiry time.Duration) {
+		t.Helper()
+		n, exp := store.last()
+		if n != commits || !exp.Equal(c.Now().Add(expiry)) {
+			t.Errorf("%s: %d commits, last expiry now%+v; want %d, now+%v", step, n, exp.Sub(c.Now()), commits, expiry)
+		}
+	}
+
+	// An unused session is saved, provisionally.
+	_, seedTok := do("/seed", "")
+	expect("unused seed", 1, time.Hour)
+	seedID := idOf(seedTok)
+	// Reading its id changes nothing in the store.
+	logged, logTok := do("/log", "")
+	expect("ID only", 2, time.Hour)
+	if idOf(logTok) != logged {
+		t.Errorf("stored id %s, ID %s", idOf(logTok), logged)
+	}
+	// The first replay confirms it: same session, full lifetime.
+	c.Add(59 * time.Minute)
+	if got, tok := do("/log", seedTok); got != seedID || tok != seedTok {
+		t.Fatalf("replayed seed cookie: id %s token %s, want %s %s", got, tok, seedID, seedTok)
+	}
+	expect("first replay", 3, lifetime)
+	c.Add(2 * time.Hour) // past the provisional expiry: still known
+	if got, _ := do("/log", seedTok); got != seedID {
+		t.Errorf("confirmed session lost after the provisional expiry: %s", got)
+	}
+	expect("second replay", 4, lifetime) // > 1% of the lifetime: refreshed
+	// A session nobody confirmed is forgotten after the provisional expiry.
+	c.Add(time.Hour - 59*time.Minute + time.Nanosecond)
+	if got, tok := do("/log", logTok); got == logged || tok == logTok {
+		t.Errorf("an unconfirmed session outlived its provisional expiry")
+	}
+	expect("new session for the expired cookie", 5, time.Hour)
+
+	// Update confirms a new session in its one commit.
+	_, upTok := do("/update", "")
+	expect("Update", 6, lifetime)
+	c.Add(2 * time.Hour)
+	if got, _ := do("/log", upTok); got != idOf(upTok) {
+		t.Errorf("updated session lost")
+	}
+	expect("replay of the updated session", 7, lifetime) // > 1% of the lifetime: refreshed
+	// Update after the headers were sent: provisional, then confirmed.
+	_, lateTok := do("/write-then-update", "")
+	expect("Update after the headers", 9, lifetime)
+	if n := len(store.commits); store.commits[n-2] != c.Now().Add(time.Hour) {
+		t.Errorf("before the headers: expiry now%+v, want now+1h", store.commits[n-2].Sub(c.Now()))
+	}
+	_ = idOf(lateTok)
+
+	// A lifetime under an hour is the provisional expiry too.
+	short := NewManager(Options{CookieName: "s", Lifetime: 10 * time.Minute, Store: store})
+	short.now = c.Now
+	rec := httptest.NewRecorder()
+	short.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})).ServeHTTP(rec, httptest.NewRequest("POST", "/", nil))
+	expect("short lifetime", 10, 10*time.Minute)
+}
+
+func TestCookieValue(t *testing.T) {
+	t.Parallel()
+	const tok1, tok2 = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"
+	tests := []struct {
+		name  string
+		lines []string
+		want  string
+		ok    bool
+	}{
+		{"none", nil, "", false},
+		{"other names", []string{"a=1; s2=x; ss=y; S=z"}, "", false},
+		{"one", []string{"s=" + tok1}, tok1, true},
+		{"among others", []string{"a=1; s=" + tok1 + "; b=2"}, tok1, true},
+		{"last wins", []string{"s=stale; s=" + tok1}, tok1, true},
+		{"last wins even if junk", []string{"s=" + tok1 + "; s=stale"}, "stale", true},
+		{"last wins when empty", []string{"s=" + tok1 + "; s="}, "", true},
+		{"across header lines", []string{"s=" + tok1, "a=1; s=" + tok2}, tok2, true},
+		{"spaces trimmed", []string{" s = " + tok1 + " ;b=2"}, tok1, true},
+		{"quotes removed", []string{`s="` + tok1 + `"`}, tok1, true},
+		{"value with =", []string{"s=a=b"}, "a=b", true},
+		{"no = is no name", []string{"s; " + tok2}, "", false},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		if tt.lines != nil {
+			h["Cookie"] = tt.lines
+		}
+		if got, ok := cookieValue(h, "s"); got != tt.want || ok != tt.ok {
+			t.Errorf("%s: cookieValue(%q) = %q, %v; want %q, %v", tt.name, tt.lines, got, ok, tt.want, tt.ok)
 		}
 	}
 }

@@ -27,6 +27,11 @@ import (
 // session cookie.
 const DefaultLifetime = 14 * 24 * time.Hour
 
+// maxProvisional is how long the store keeps a new session that nothing
+// has confirmed yet (no [Update], no replay of its cookie); see
+// [Manager.Middleware]. Lifetimes shorter than this apply as they are.
+const maxProvisional = time.Hour
+
 // Options configures a [Manager]. Only CookieName is required; every other
 // zero value selects the default given in the field's documentation.
 type Options struct {
@@ -46,8 +51,10 @@ type Options struct {
 	// than 1% of Lifetime has passed since it was last saved, so the server
 	// may forget a session up to 1% of Lifetime (3.4 hours at the default)
 	// before the client's cookie expires; a cookie the store no longer knows
-	// simply starts a new session. Lifetime is also the idle expiry of the
-	// default State store.
+	// simply starts a new session. A new session that no request has
+	// confirmed yet (by [Update], or by replaying its cookie) is kept for
+	// only min(Lifetime, 1 hour); see [Manager.Middleware]. Lifetime is also
+	// the idle expiry of the default State store.
 	Lifetime time.Duration
 
 	// Secure adds the Secure attribute to the cookie, for servers reached
@@ -67,8 +74,9 @@ type Options struct {
 	State StateStore
 
 	// ErrorFunc writes the response when the session cannot be set up: Store
-	// failed while looking the cookie up, or while saving a new session (see
-	// [ID]). The session cookie is already in w.Header() when it is called
+	// failed while looking the cookie up, or while saving a new session
+	// whose id the handler asked for (see [Manager.Middleware]). The
+	// session cookie is already in w.Header() when it is called
 	// (the incoming cookie, echoed, when there was one), so that a passing
 	// store failure does not cost the client its session. nil means a 500
 	// response whose body is a JSON string of the error text (NeMo Gym's
@@ -82,13 +90,14 @@ type Options struct {
 // [Update]). Build it with [NewManager]; the zero Manager is not usable. A
 // Manager is safe for concurrent use.
 type Manager struct {
-	name      string
-	lifetime  time.Duration
-	attrs     string // cookie attributes after the value: "; Path=/; Max-Age=...; ..."
-	store     scs.Store
-	state     StateStore
-	errorFunc func(http.ResponseWriter, *http.Request, error)
-	now       func() time.Time // time.Now; replaced in tests
+	name        string
+	lifetime    time.Duration
+	provisional time.Duration // min(lifetime, maxProvisional)
+	attrs       string        // cookie attributes after the value: "; Path=/; Max-Age=...; ..."
+	store       scs.Store
+	state       StateStore
+	errorFunc   func(http.ResponseWriter, *http.Request, error)
+	now         func() time.Time // time.Now; replaced in tests
 }
 
 // NewManager returns a Manager configured by opts (see [Options] for the
@@ -115,6 +124,7 @@ func NewManager(opts Options) *Manager {
 	if m.lifetime == 0 {
 		m.lifetime = DefaultLifetime
 	}
+	m.provisional = min(m.lifetime, maxProvisional)
 	if m.store == nil {
 		m.store = memstore.New()
 	}
@@ -147,7 +157,9 @@ func (m *Manager) State() StateStore { return m.state }
 // Before calling next it decides the session: the one named by the request's
 // session cookie if the Store knows that cookie's token, otherwise a new one
 // with a fresh id ([NewID]) and a fresh token (no cookie, or a forged,
-// unknown or expired one). The request context given to next carries the id
+// unknown or expired one). When the request carries several cookies of the
+// name, the last one counts, as with Starlette (whose cookie parser keeps the
+// last value of a name). The request context given to next carries the id
 // ([ID]) and the state store ([Get], [Update]).
 //
 // Every response gets exactly one Set-Cookie header for the session cookie,
@@ -162,13 +174,35 @@ func (m *Manager) State() StateStore { return m.state }
 // SameSite=Lax" (plus "; Secure" with [Options.Secure]); its value is an
 // opaque random token (32 bytes, base64url), never session data.
 //
-// A new session is saved to the Store only once it is used ([ID], [Update];
-// [Get] reads nothing but absence from a new session and does not save it):
-// health probes, MCP calls that carry a session token, and servers without
-// state then cost no store entry. A replayed cookie of a session that was
-// never used is unknown, and so yields another new session, which no client
-// can tell apart. The ResponseWriter given to next supports Unwrap (for
-// http.ResponseController), Flush and Hijack.
+// Every cookie Middleware hands out names its session from then on, as
+// NeMo Gym's signed cookies do: a new session is saved to the Store before
+// the response headers are sent, whether or not next used it, so a client
+// that replays the cookie of a response that never touched its session (the
+// default /seed_session, answering {}) gets that same session on every
+// later request, including several requests sent at once and an aiohttp
+// retry of a dropped call. To keep memory bounded under cookieless traffic
+// (health probes, MCP calls that carry a session token, clients that drop
+// cookies), a new session is first saved with a provisional expiry of
+// min(Lifetime, 1 hour), and given the full Lifetime the first time it is
+// confirmed: by [Update] (state was written under it), or by a request that
+// replays its cookie. [ID] and [Get] do not confirm a session and add no
+// store write (but for one retry after a failed save, see [ID]), so that
+// request logging, say, may call ID on every request at no cost. A session
+// whose id was handed out by ID but whose cookie is first replayed after
+// the provisional expiry is therefore forgotten (the replay starts a new
+// session); state kept with Update is not.
+//
+// Each new session costs one store write, made with the first of: Update
+// (full Lifetime; a failure is Update's error), or the response headers
+// being sent (provisional expiry; a second write follows if Update first
+// runs after the headers were sent). If the write at the headers fails,
+// the response is replaced by [Options.ErrorFunc]'s if next asked for the id
+// ([ID]), since it may have handed it out; otherwise the failure is ignored,
+// and the cookie, which the store does not know, starts a new session if it
+// is replayed. Replaying a known cookie costs one store read, plus a write
+// when the expiry must be extended (see [Options.Lifetime]). The
+// ResponseWriter given to next supports Unwrap (for http.ResponseController),
+// Flush and Hijack.
 //
 // A Store failure before next runs (looking up the cookie) is answered by
 // [Options.ErrorFunc] without calling next; the response echoes the
@@ -208,7 +242,7 @@ func (m *Manager) Middleware(next http.Handler) http.Handler {
 
 // scope is what a request context carries: the session id and its Manager,
 // and for a session Middleware made for this request, what it takes to save
-// it when it is first used.
+// it.
 type scope struct {
 	id         string
 	m          *Manager
@@ -216,60 +250,79 @@ type scope struct {
 	fresh      *freshSession // nil unless the session is new
 }
 
-// freshSession is a new session that is saved to the store on first use.
+// saveLevel is how far a new session has been saved to the store.
+type saveLevel uint8
+
+const (
+	unsaved          saveLevel = iota
+	savedProvisional           // until now + Manager.provisional
+	savedConfirmed             // until now + Manager.lifetime
+)
+
+// freshSession is a session Middleware made for this request. It is saved
+// to the store before the response headers are sent, provisionally, or for
+// the full lifetime as soon as Update writes state under it.
 type freshSession struct {
 	m     *Manager
 	id    string
 	token string
 
-	mu    sync.Mutex
-	used  bool // ID handed the id out
-	sent  bool // the response headers were sent (or the connection hijacked)
-	saved bool
+	mu      sync.Mutex
+	saved   saveLevel
+	used    bool // ID handed the id out
+	sent    bool // the response headers were sent (or the connection hijacked)
+	retried bool // observe retried a failed save after the headers were sent
 }
 
-// save saves the session unless it was saved already. It is what Update
-// calls before touching state.
+// save saves the session for the full lifetime unless it was already. It is
+// what Update calls before touching state.
 func (f *freshSession) save(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.saveLocked(ctx)
+	return f.saveLocked(ctx, savedConfirmed)
 }
 
-func (f *freshSession) saveLocked(ctx context.Context) error {
-	if f.saved {
+func (f *freshSession) saveLocked(ctx context.Context, level saveLevel) error {
+	if f.saved >= level {
 		return nil
 	}
-	if err := f.m.commit(ctx, f.token, f.id, f.m.now().Add(f.m.lifetime)); err != nil {
+	d := f.m.lifetime
+	if level == savedProvisional {
+		d = f.m.provisional
+	}
+	if err := f.m.commit(ctx, f.token, f.id, f.m.now().Add(d)); err != nil {
 		return fmt.Errorf("session: saving new session: %w", err)
 	}
-	f.saved = true
+	f.saved = level
 	return nil
 }
 
-// observe records that ID handed the id out. Before the headers are sent
-// that costs nothing (beforeHeaders saves the session); after, the session
-// is saved now, best effort.
+// observe records that ID handed the id out. It does no I/O, except to
+// retry, once and best effort, a save that failed when the headers were
+// sent (the id was not handed out then, so nothing reported the failure).
 func (f *freshSession) observe(ctx context.Context) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.used = true
-	if f.sent {
-		_ = f.saveLocked(ctx)
+	if f.sent && f.saved == unsaved && !f.retried {
+		f.retried = true
+		_ = f.saveLocked(ctx, savedProvisional)
 	}
 }
 
-// beforeHeaders is called once, just before the response headers are sent:
-// a session whose id was handed out must be saved by then, because the
-// client may replay the cookie as soon as it has the response.
+// beforeHeaders is called once, just before the response headers are sent
+// (or the connection is hijacked, or next panics): the session must be in
+// the store by then, because the client may replay the cookie as soon as it
+// has the response, on several connections at once. The error is reported
+// only if the id was handed out; otherwise the save is best effort.
 func (f *freshSession) beforeHeaders(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sent = true
-	if !f.used {
-		return nil
+	if err := f.saveLocked(ctx, savedProvisional); err != nil && f.used {
+		return err
 	}
-	return f.saveLocked(ctx)
+	return nil
 }
 
 // load decides the request's session. It returns the scope and the cookie
@@ -277,14 +330,16 @@ func (f *freshSession) beforeHeaders(ctx context.Context) error {
 // echo.
 func (m *Manager) load(r *http.Request) (*scope, string, error) {
 	ctx := r.Context()
-	if c, err := r.Cookie(m.name); err == nil && wellFormedToken(c.Value) {
-		token := c.Value
+	if token, ok := cookieValue(r.Header, m.name); ok && wellFormedToken(token) {
 		id, expires, found, err := m.find(ctx, token)
 		if err != nil {
 			return nil, token, fmt.Errorf("session: loading session: %w", err)
 		}
 		if found {
 			now := m.now()
+			// This also confirms a provisional session on the first
+			// replay of its cookie, its expiry being well short of a
+			// full lifetime away.
 			if now.Add(m.lifetime).Sub(expires) > m.lifetime/100 {
 				// Best effort: the session stays valid until its old
 				// expiry, and the next request tries again.
@@ -295,6 +350,30 @@ func (m *Manager) load(r *http.Request) (*scope, string, error) {
 	}
 	f := &freshSession{m: m, id: NewID(), token: newToken()}
 	return &scope{id: f.id, m: m, fromCookie: true, fresh: f}, f.token, nil
+}
+
+// cookieValue returns the value of the last cookie named name in the Cookie
+// header lines of h, read as Starlette's cookie_parser reads them: pairs
+// split at ";" and at their first "=", name and value trimmed of white
+// space, and one pair of double quotes around the value removed; a later
+// pair of a name replaces an earlier one. ok is false if there is none.
+func cookieValue(h http.Header, name string) (value string, ok bool) {
+	for _, line := range h["Cookie"] {
+		for line != "" {
+			var pair string
+			pair, line, _ = strings.Cut(line, ";")
+			n, v, found := strings.Cut(pair, "=")
+			if !found || strings.TrimSpace(n) != name {
+				continue
+			}
+			v = strings.TrimSpace(v)
+			if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+				v = v[1 : len(v)-1]
+			}
+			value, ok = v, true
+		}
+	}
+	return value, ok
 }
 
 // The scs store keeps, for each token, the JSON object
@@ -427,8 +506,8 @@ func fixCookie(h http.Header, name, cookie string) {
 var errResponseReplaced = errors.New("session: response replaced by an error response: the new session could not be saved")
 
 // responseWriter is the ResponseWriter Middleware gives next. It does not
-// buffer: it only checks the session cookie, and saves a used new session,
-// at the moment the headers are sent.
+// buffer: it only checks the session cookie, and saves a new session, at the
+// moment the headers are sent.
 type responseWriter struct {
 	http.ResponseWriter
 	m        *Manager
@@ -498,7 +577,7 @@ func (w *responseWriter) FlushError() error {
 }
 
 // Hijack implements http.Hijacker when the underlying ResponseWriter can
-// hijack. A used new session is saved first, best effort.
+// hijack. A new session is saved first, best effort.
 func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	c, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
 	if err != nil {
@@ -524,7 +603,7 @@ func (w *responseWriter) finish() {
 
 // panicked runs while next's panic unwinds through Middleware: it fixes the
 // cookie for whoever recovers and writes to the original ResponseWriter, and
-// saves a used new session, best effort. It must not write.
+// saves a new session, best effort. It must not write.
 func (w *responseWriter) panicked() {
 	if w.sent {
 		return

@@ -708,6 +708,7 @@ type countingStore struct {
 	finds, commits atomic.Int64
 	failFind       atomic.Bool
 	failCommit     atomic.Bool
+	lastExpiry     atomic.Int64 // of the last commit, Unix nanoseconds
 }
 
 var errStore = errors.New("store down")
@@ -726,37 +727,46 @@ func (s *countingStore) Find(token string) ([]byte, bool, error) {
 
 func (s *countingStore) Commit(token string, b []byte, expiry time.Time) error {
 	s.commits.Add(1)
+	s.lastExpiry.Store(expiry.UnixNano())
 	if s.failCommit.Load() {
 		return errStore
 	}
 	return s.MemStore.Commit(token, b, expiry)
 }
 
-func TestNewSessionSavedOnlyWhenUsed(t *testing.T) {
+// TestEveryNewSessionIsSaved: a new session costs one store write whatever
+// the handler does, provisional (an hour) unless Update confirmed it, and its
+// cookie names it on the next request.
+func TestEveryNewSessionIsSaved(t *testing.T) {
 	t.Parallel()
+	const hour, full = time.Hour, session.DefaultLifetime
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc
-		commits int64
+		expiry  time.Duration // of the one commit, from now
 	}{
-		{"unused", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") }, 0},
+		{"unused", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") }, hour},
+		{"unused, writes nothing", func(w http.ResponseWriter, r *http.Request) {}, hour},
 		{"Get only", func(w http.ResponseWriter, r *http.Request) {
 			_, _, _ = session.Get[int](r.Context(), "k")
-		}, 0},
-		{"ID", idHandler, 1},
-		{"ID twice, after writing", func(w http.ResponseWriter, r *http.Request) {
+		}, hour},
+		{"ID", idHandler, hour},
+		{"ID many times (request logging)", func(w http.ResponseWriter, r *http.Request) {
+			for range 10 {
+				_ = session.ID(r.Context())
+			}
 			io.WriteString(w, session.ID(r.Context()))
 			io.WriteString(w, session.ID(r.Context()))
-		}, 1},
+		}, hour},
 		{"ID after writing", func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, "x")
 			_ = session.ID(r.Context())
-		}, 1},
-		{"Update", counterHandler, 1},
+		}, hour},
+		{"Update", counterHandler, full},
 		{"ID and Update", func(w http.ResponseWriter, r *http.Request) {
 			_ = session.ID(r.Context())
 			counterHandler(w, r)
-		}, 1},
+		}, full},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -764,20 +774,134 @@ func TestNewSessionSavedOnlyWhenUsed(t *testing.T) {
 			store := newCountingStore()
 			m := newManager(t, session.Options{Store: store})
 			ts := serve(t, m.Middleware(tt.handler))
+			before := time.Now()
 			e := call(t, ts, "/")
-			if got := store.commits.Load(); got != tt.commits {
-				t.Errorf("%d commits, want %d", got, tt.commits)
+			after := time.Now()
+			if got := store.commits.Load(); got != 1 {
+				t.Errorf("%d commits, want 1", got)
+			}
+			if exp := time.Unix(0, store.lastExpiry.Load()); exp.Before(before.Add(tt.expiry)) || exp.After(after.Add(tt.expiry)) {
+				t.Errorf("expiry now%+v, want now+%v", exp.Sub(after), tt.expiry)
 			}
 			if store.finds.Load() != 0 {
 				t.Errorf("%d finds for a request without cookie", store.finds.Load())
 			}
-			// Replay: known (one find, no commit) or unknown and fresh again.
+			// Replay: known, same token (and a commit to confirm it unless
+			// Update did).
 			e2 := call(t, ts, "/", replay(e.sessionCookie(t)))
-			sameToken := e2.sessionCookie(t).Value == e.sessionCookie(t).Value
-			if sameToken != (tt.commits > 0) {
-				t.Errorf("replayed token kept: %v, want %v", sameToken, tt.commits > 0)
+			if e2.sessionCookie(t).Value != e.sessionCookie(t).Value {
+				t.Errorf("replayed token replaced: the session was not saved")
+			}
+			want := int64(2)
+			if tt.expiry == full {
+				want = 1
+			}
+			if got := store.commits.Load(); got != want {
+				t.Errorf("after the replay: %d commits, want %d", got, want)
 			}
 		})
+	}
+}
+
+// TestParallelFirstReplay: the cookie of a response that never used its
+// session (NeMo's default /seed_session answers {}) is replayed by several
+// tool calls at once, by retries, and sequentially: all of them run in that
+// one session, as with NeMo's cookies, which carry the id.
+func TestParallelFirstReplay(t *testing.T) {
+	t.Parallel()
+	m := newManager(t, session.Options{})
+	ts := serve(t, m.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/seed_session" {
+			io.WriteString(w, "{}")
+			return
+		}
+		var n int
+		if err := session.Update(r.Context(), "count", func(c *int) error { *c++; n = *c; return nil }); err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		fmt.Fprintf(w, "%s %d", session.ID(r.Context()), n)
+	})))
+	for round := range 20 {
+		seed := call(t, ts, "/seed_session")
+		c := replay(seed.sessionCookie(t))
+		const n = 8
+		ids := make([]string, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				e, err := tryCall(ts, "/incr", c)
+				if err != nil || e.status != 200 || len(e.sessionCookies()) != 1 {
+					t.Errorf("status %d, body %s, err %v, Set-Cookie %q", e.status, e.body, err, e.raw)
+					return
+				}
+				if e.sessionCookies()[0].Value != c.Value {
+					t.Errorf("cookie replaced: %q", e.raw)
+				}
+				ids[i], _, _ = strings.Cut(e.body, " ")
+			})
+		}
+		wg.Wait()
+		for i := 1; i < n; i++ {
+			if ids[i] != ids[0] {
+				t.Fatalf("round %d: %d parallel replays of the seed's cookie ran in different sessions: %q", round, n, ids)
+			}
+		}
+		for i := range 2 {
+			if e := call(t, ts, "/incr", c); e.body != fmt.Sprintf("%s %d", ids[0], n+1+i) {
+				t.Fatalf("round %d: sequential replay %d: %q, want %s %d", round, i, e.body, ids[0], n+1+i)
+			}
+		}
+	}
+}
+
+// TestLastCookieOfNameWins: with several cookies of the session's name, the
+// last one counts, as Starlette's cookie_parser (a dict) reads them.
+func TestLastCookieOfNameWins(t *testing.T) {
+	t.Parallel()
+	m := newManager(t, session.Options{})
+	ts := serve(t, m.Middleware(idHandler))
+	good := call(t, ts, "/").sessionCookie(t)
+	id := call(t, ts, "/", replay(good)).body
+	other := call(t, ts, "/").sessionCookie(t)
+	otherID := call(t, ts, "/", replay(other)).body
+	send := func(lines ...string) exchange {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, ts.URL, nil)
+		for _, l := range lines {
+			req.Header.Add("Cookie", l)
+		}
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return exchange{status: resp.StatusCode, body: string(body), raw: resp.Header.Values("Set-Cookie")}
+	}
+	g, o := cookieName+"="+good.Value, cookieName+"="+other.Value
+	for _, tt := range []struct {
+		name  string
+		lines []string
+		want  string // id; "" for a new session
+	}{
+		{"stale first", []string{cookieName + "=stale; " + g}, id},
+		{"unknown well-formed first", []string{cookieName + "=" + strings.Repeat("B", 43) + "; " + g}, id},
+		{"two known: the last", []string{g + "; a=b; " + o}, otherID},
+		{"two known, other order", []string{o + "; " + g}, id},
+		{"junk last: a new session", []string{g + "; " + cookieName + "=stale"}, ""},
+		{"second header line", []string{cookieName + "=stale", "a=b; " + g}, id},
+	} {
+		e := send(tt.lines...)
+		if len(e.raw) != 1 {
+			t.Errorf("%s: Set-Cookie %q, want exactly one", tt.name, e.raw)
+		}
+		switch {
+		case tt.want == "" && (e.body == id || e.body == otherID || !uuid4.MatchString(e.body)):
+			t.Errorf("%s: id %q, want a new session", tt.name, e.body)
+		case tt.want != "" && e.body != tt.want:
+			t.Errorf("%s: id %q, want %q", tt.name, e.body, tt.want)
+		}
 	}
 }
 
@@ -839,8 +963,12 @@ func TestStoreFailures(t *testing.T) {
 			_ = session.ID(r.Context())
 		}, 500, `"session: saving new session: store down"`},
 		{"commit in Update fails: the handler sees the error", counterHandler, 500, "session: saving new session: store down\n"},
-		{"unused session: no commit, no failure", func(w http.ResponseWriter, r *http.Request) {
+		{"unused session: the failed save is ignored", func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, "ok")
+		}, 200, "ok"},
+		{"ID after the failed save: retried, no failure", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "ok")
+			_ = session.ID(r.Context())
 		}, 200, "ok"},
 	}
 	for _, tt := range tests {

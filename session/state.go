@@ -92,8 +92,12 @@ func Get[T any](ctx context.Context, key string) (value T, ok bool, err error) {
 // with a fresh T, so fn should only compute the new value; the memory store
 // calls it exactly once.
 //
+// Update on a session that [Manager.Middleware] has just created saves it
+// to the Manager's store for the full [Options.Lifetime] first (see
+// [Manager.Middleware]), so that its cookie keeps naming it.
+//
 // Update returns [ErrNoSession] if ctx carries no session, the error of
-// saving a new session (see [ID]), the store's error if the store fails, and
+// saving a new session, the store's error if the store fails, and
 // an error naming the key and T if the stored JSON does not decode into a T
 // or the new T does not encode (a NaN float, a channel, ...). It is safe for
 // concurrent use.

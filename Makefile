@@ -1,7 +1,7 @@
 # gymkit: `make test` is the project's test command (CI runs it through .ci/run).
 GO ?= go
 
-.PHONY: test fmt vet unit bench build run
+.PHONY: test fmt vet unit bench e2e build run
 
 # `make run` serves example_mcp_weather on http://127.0.0.1:$(RUN_PORT).
 RUN_PORT ?= 8000
@@ -27,3 +27,10 @@ build:
 run: build
 	./bin/gymkit serve --config servers/example_mcp_weather/configs/example_mcp_weather.yaml \
 		example_mcp_weather.resources_servers.example_mcp_weather.port=$(RUN_PORT)
+
+# End-to-end checks of the MCP door with the official MCP TypeScript SDK client and
+# the MCP conformance suite: everything from npm (pinned in e2e/package-lock.json,
+# Node 22 included). Needs npm and the npm registry. See docs/mcp.md.
+e2e:
+	cd e2e && npm ci --no-audit --no-fund
+	GO=$(GO) bash e2e/run.sh

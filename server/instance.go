@@ -170,12 +170,11 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 		return fmt.Errorf("instance %q (server type %q): %w", name, serverType, err)
 	}
 
-	// The MCP door (mcpexpose) goes first among the extensions, when
-	// inst.Config.ExposeToolsOverMCP is true; until then, say so.
-	if inst.Config.ExposeToolsOverMCP {
-		log.Warn("expose_tools_over_mcp is true, but this build has no MCP door yet: /mcp is not served")
-	}
+	// The MCP door goes first among the extensions, when the config asks.
 	exts := opts.Extensions
+	if inst.Config.ExposeToolsOverMCP {
+		exts = append([]Extension{mcpExtension()}, exts...)
+	}
 	fopts := framework.Options{Name: name, Logger: log}
 	for _, ext := range exts {
 		if ext.Configure != nil {

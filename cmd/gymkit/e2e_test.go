@@ -69,6 +69,9 @@ func TestServeEndToEnd(t *testing.T) {
 			}
 			names = append(names, m[1])
 			urls[m[1]] = m[2]
+			if wantMCP := m[1] != "slow"; (m[4] != "") != wantMCP {
+				fail("ready line %q: mcp endpoint shown = %v, want %v (expose_tools_over_mcp)", line, m[4] != "", wantMCP)
+			}
 		case <-exited:
 			fail("gymkit exited before it was ready: %v", waitErr)
 		case <-time.After(20 * time.Second):
@@ -81,7 +84,7 @@ func TestServeEndToEnd(t *testing.T) {
 
 	t.Run("example_mcp_weather rollout", func(t *testing.T) {
 		ro := newRollout(urls["example_mcp_weather"])
-		expect(t, ro, "/seed_session", `{"verifier_metadata":{"expected_city":"Paris"}}`, `{}`)
+		expectSeed(t, ro, `{"verifier_metadata":{"expected_city":"Paris"}}`, "example_mcp_weather")
 		expect(t, ro, "/get_weather", `{"city":"Paris"}`, `{"weather":"The weather in Paris is sunny and 72 F."}`)
 		res := verify(t, ro, `{"responses_create_params":{"input":"What is the weather in Paris?"},`+
 			`"response":`+responseWith(`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"The weather in Paris is sunny and 72 F."}]}`)+`,`+
@@ -93,7 +96,7 @@ func TestServeEndToEnd(t *testing.T) {
 
 	t.Run("example_session_state_mgmt rollout", func(t *testing.T) {
 		ro := newRollout(urls["example_session_state_mgmt"])
-		expect(t, ro, "/seed_session", `{"initial_count":3}`, `{}`)
+		expectSeed(t, ro, `{"initial_count":3}`, "example_session_state_mgmt")
 		expect(t, ro, "/increment_counter", `{"count":1}`, `{"success":true}`)
 		expect(t, ro, "/increment_counter", `{"count":2}`, `{"success":true}`)
 		expect(t, ro, "/get_counter_value", `{}`, `{"count":6}`)
@@ -213,6 +216,30 @@ func expect(t *testing.T, ro *rollout, path, body, want string) {
 	status, got, err := ro.post(path, body)
 	if err != nil || status != 200 || got != want {
 		t.Fatalf("POST %s %s = %d %s (%v), want 200 %s", path, body, status, got, err, want)
+	}
+}
+
+// expectSeed seeds and checks the answer: {} plus the MCP door's "mcp" key
+// (contract d.3) naming the instance and carrying a session token.
+func expectSeed(t *testing.T, ro *rollout, body, instance string) {
+	t.Helper()
+	status, got, err := ro.post("/seed_session", body)
+	if err != nil || status != 200 {
+		t.Fatalf("POST /seed_session %s = %d %s (%v), want 200", body, status, got, err)
+	}
+	var res struct {
+		MCP struct {
+			ServerName string            `json:"server_name"`
+			URLPath    string            `json:"url_path"`
+			Transport  string            `json:"transport"`
+			Headers    map[string]string `json:"headers"`
+		} `json:"mcp"`
+	}
+	if err := json.Unmarshal([]byte(got), &res); err != nil {
+		t.Fatalf("seed answer %s: %v", got, err)
+	}
+	if m := res.MCP; m.ServerName != instance || m.URLPath != "/mcp" || m.Transport != "http" || m.Headers["X-NeMo-Gym-Session-Token"] == "" {
+		t.Fatalf("seed answer %s: want the mcp key of instance %s with a session token", got, instance)
 	}
 }
 

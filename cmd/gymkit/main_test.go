@@ -344,4 +344,6 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-var readyLine = regexp.MustCompile(`^(\S+) (http://127\.0\.0\.1:(\d+))$`)
+// readyLine matches "<instance> <url>" with, for an instance that exposes its
+// tools over MCP, " mcp=<url>/mcp" (group 4).
+var readyLine = regexp.MustCompile(`^(\S+) (http://127\.0\.0\.1:(\d+))( mcp=http://127\.0\.0\.1:\d+/mcp)?$`)

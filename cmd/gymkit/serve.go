@@ -29,6 +29,9 @@ nothing else:
 
 	<instance> http://<host>:<port>
 
+An instance with expose_tools_over_mcp: true also serves its tools over MCP at /mcp,
+and its line ends with " mcp=http://<host>:<port>/mcp" (docs/mcp.md).
+
 Request logs and messages go to stderr. SIGINT or SIGTERM stops accepting connections,
 lets the requests in flight finish (up to --drain-timeout), then exits 0; a second
 signal exits at once.

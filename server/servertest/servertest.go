@@ -38,6 +38,9 @@ type Options struct {
 	ServerType string
 	// MaxBodyBytes as in server.InstanceOptions.
 	MaxBodyBytes int64
+	// MCP serves the tools over MCP at /mcp too, as expose_tools_over_mcp:
+	// true does (the seed answer then carries the "mcp" key and token).
+	MCP bool
 	// Config is YAML for the server's own keys (the lines that would sit
 	// under resources_servers.<type> in an instance config, e.g.
 	// "max_guesses: 3"). It is decoded strictly into the server value with
@@ -68,6 +71,9 @@ func New(t testing.TB, srv framework.Server, opts Options) *Server {
 	}
 	inst, err := server.NewInstance(context.Background(), srv, server.InstanceOptions{
 		Name: opts.Name, ServerType: opts.ServerType, MaxBodyBytes: opts.MaxBodyBytes,
+		Config: config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: opts.MCP,
+			// A fixed secret: tests need no per-process secret warning.
+			MCPTokenSecret: "servertest-secret-0123456789abcdef0123"},
 	})
 	if err != nil {
 		t.Fatalf("servertest: %v", err)

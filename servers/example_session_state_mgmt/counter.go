@@ -39,8 +39,8 @@ type SeedRequest struct {
 	InitialCount int `json:"initial_count" required:"true"`
 }
 
-// IncrementRequest is increment_counter's input; count may be negative.
-type IncrementRequest struct {
+// IncrementCounterRequest is increment_counter's input; count may be negative.
+type IncrementCounterRequest struct {
 	Count int `json:"count" required:"true"`
 }
 
@@ -84,7 +84,7 @@ func (s *Counter) seed(ctx context.Context, req SeedRequest) (struct{}, error) {
 	})
 }
 
-func (s *Counter) increment(ctx context.Context, req IncrementRequest) (IncrementResponse, error) {
+func (s *Counter) increment(ctx context.Context, req IncrementCounterRequest) (IncrementResponse, error) {
 	err := session.Update(ctx, stateKey, func(c *counter) error {
 		c.Count += req.Count
 		c.Set = true

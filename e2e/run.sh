@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# End-to-end checks of the MCP door (make e2e runs "npm ci" in e2e/, then this):
+#
+#   1. build gymkit and start "gymkit serve" on the example_mcp_weather config;
+#   2. read its ready line: "<instance> <base URL> mcp=<MCP URL>";
+#   3. weather.mjs: one rollout with the official MCP TypeScript SDK client
+#      (seed over HTTP, initialize, tools/list, tools/call with the session
+#      token, /verify with mcp__example_mcp_weather__get_weather -> reward 1.0);
+#   4. the MCP conformance suite's server scenarios that apply to a stateless
+#      server with its own tools (docs/mcp.md says why the others do not).
+#
+# Everything comes from npm (Node 22 too, as the "node" package). Set GYMKIT to
+# use an already built gymkit binary. Exits non-zero on any failure.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+node="$here/node_modules/.bin/node"
+conformance="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+scenarios=(server-initialize ping tools-list logging-set-level dns-rebinding-protection)
+
+if [ ! -x "$node" ] || [ ! -f "$conformance" ]; then
+	echo "e2e: the npm packages are missing: run 'npm ci' in e2e/ (make e2e does)" >&2
+	exit 1
+fi
+gymkit=${GYMKIT:-}
+if [ -z "$gymkit" ]; then
+	gymkit="$here/.bin/gymkit"
+	(cd "$root" && "${GO:-go}" build -o "$gymkit" ./cmd/gymkit)
+fi
+
+work=$(mktemp -d)
+pid=""
+cleanup() {
+	if [ -n "$pid" ]; then
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+export GYMKIT_MCP_TOKEN_SECRET="gymkit-e2e-token-secret-0123456789abcdef"
+(cd "$root" && exec "$gymkit" serve --config servers/example_mcp_weather/configs/example_mcp_weather.yaml) \
+	>"$work/ready" 2>"$work/log" &
+pid=$!
+
+for _ in $(seq 300); do
+	[ "$(wc -l <"$work/ready")" -ge 1 ] && break
+	if ! kill -0 "$pid" 2>/dev/null; then
+		echo "e2e: gymkit serve exited before it was ready:" >&2
+		cat "$work/log" >&2
+		exit 1
+	fi
+	sleep 0.1
+done
+line=$(head -n 1 "$work/ready")
+if [ -z "$line" ]; then
+	echo "e2e: no ready line from gymkit serve after 30s" >&2
+	cat "$work/log" >&2
+	exit 1
+fi
+echo "e2e: gymkit serve: $line"
+base=$(awk '{print $2}' <<<"$line")
+mcp=$(tr ' ' '\n' <<<"$line" | sed -n 's/^mcp=//p')
+if [ -z "$mcp" ]; then
+	echo "e2e: the ready line has no mcp=<URL>: this gymkit does not serve the MCP door" >&2
+	exit 1
+fi
+
+passed=0 failed=0
+if "$node" "$here/weather.mjs" "$base"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+fi
+for s in "${scenarios[@]}"; do
+	if (cd "$work" && "$node" "$conformance" server --url "$mcp" --scenario "$s") >"$work/$s.txt" 2>&1; then
+		echo "e2e: conformance $s: $(grep -m1 '^Passed:' "$work/$s.txt" || echo ok)"
+		passed=$((passed + 1))
+	else
+		echo "e2e: conformance $s FAILED:" >&2
+		cat "$work/$s.txt" >&2
+		failed=$((failed + 1))
+	fi
+done
+if [ "$failed" -gt 0 ]; then
+	echo "e2e: gymkit serve's log:" >&2
+	cat "$work/log" >&2
+fi
+echo "e2e: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

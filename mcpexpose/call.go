@@ -1,0 +1,232 @@
+package mcpexpose
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/session"
+)
+
+const warn = slog.LevelWarn
+
+// The isError texts of contract d.6.
+const (
+	textMissingToken = "Missing " + TokenHeader + " for Gym MCP tool call."
+	textInvalidToken = "Invalid Gym MCP session token."
+)
+
+// methods is the door's receiving middleware on the SDK server. It answers
+// tools/list and tools/call itself, before the SDK's own handlers (which
+// would answer an unknown tool with JSON-RPC -32602 and cannot write
+// "isError": false), and recovers panics: the SDK runs calls in goroutines
+// without recover, so a panic there would end the process.
+func (d *Door) methods(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				d.logAttrs(ctx, "MCP request panicked", slog.LevelError, "method", method, "panic", p, "stack", string(debug.Stack()))
+				res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error: %v", p)}
+				if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" {
+					res, err = errorResult(framework.StatusOf(fmt.Errorf("panic: %v", p)).MCPText(toolName(r))), nil
+				}
+			}
+		}()
+		switch method {
+		case "tools/list":
+			return d.list(req), nil
+		case "tools/call":
+			if r, ok := req.(*mcp.CallToolRequest); ok {
+				return d.call(ctx, r), nil
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// sdkHandler is the tool's handler as registered with the SDK. The
+// middleware answers every tools/call first, so it only runs if a request
+// reaches the SDK's tools/call some other way; it gives the same answer
+// (without the explicit "isError": false).
+func (d *Door) sdkHandler(e *exposed) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return d.call(ctx, req).CallToolResult, nil
+	}
+}
+
+func toolName(r *mcp.CallToolRequest) string {
+	if r == nil || r.Params == nil {
+		return ""
+	}
+	return r.Params.Name
+}
+
+// token returns the session token header of an MCP request ("" if none).
+func token(req mcp.Request) string {
+	if ex := req.GetExtra(); ex != nil && ex.Header != nil {
+		return ex.Header.Get(TokenHeader)
+	}
+	return ""
+}
+
+// list answers tools/list: every exposed tool, sorted by name, narrowed by
+// a valid token's allow-list. A missing or invalid token lists everything
+// (contract d.6).
+func (d *Door) list(req mcp.Request) mcp.Result {
+	raw := d.listAll
+	if tok := token(req); tok != "" {
+		if c, ok := d.verify(tok); ok && c.Tools != nil {
+			raw = renderList(d.sorted, func(name string) bool { return slices.Contains(c.Tools, name) })
+		}
+	}
+	return &listResult{ListToolsResult: &mcp.ListToolsResult{}, raw: raw}
+}
+
+// call answers tools/call in contract d.6's order: unknown name, missing
+// token, invalid token, not allowed, then the tool itself in the token's
+// session.
+func (d *Door) call(ctx context.Context, req *mcp.CallToolRequest) *callResult {
+	name := toolName(req)
+	e := d.tools[name]
+	if e == nil {
+		return errorResult("Unknown tool: " + pyRepr(name) + d.unknown)
+	}
+	tok := token(req)
+	if tok == "" {
+		return errorResult(textMissingToken)
+	}
+	c, ok := d.verify(tok)
+	if !ok {
+		return errorResult(textInvalidToken)
+	}
+	if c.Tools != nil && !slices.Contains(c.Tools, name) {
+		return errorResult("Tool " + pyRepr(name) + " is not allowed for this session.")
+	}
+	args := req.Params.Arguments
+	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
+		args = nil // missing arguments are {} (Tool.Call substitutes it)
+	}
+	res, err := e.tool.Call(session.WithID(ctx, d.sessions, c.SID), args, framework.DoorMCP)
+	if err != nil {
+		st := framework.StatusOf(err)
+		if st.Code >= 500 {
+			d.logAttrs(ctx, "tool call failed", slog.LevelError, "tool", name, "status", st.Code, "error", err)
+		}
+		return errorResult(st.MCPText(name))
+	}
+	return d.success(ctx, e, res)
+}
+
+// success encodes a tool's result (contract d.6 step 5): a string is the
+// text as is; any other value is its compact JSON (Python's JSONResponse
+// form), and a JSON object is also the structuredContent.
+func (d *Door) success(ctx context.Context, e *exposed, res any) *callResult {
+	if s, ok := res.(string); ok && !e.hasOutput {
+		return textResult(s, nil)
+	}
+	b, err := framework.MarshalJSON(res, framework.JSONPython)
+	if err != nil {
+		if msg := err.Error(); strings.HasPrefix(msg, "Out of range float values are not JSON compliant") {
+			return errorResult(msg) // NaN and infinities: Python's ValueError text, as is
+		}
+		err = fmt.Errorf("encoding the response: %w", err)
+		d.logAttrs(ctx, "tool call failed", slog.LevelError, "tool", e.tool.Name, "status", 500, "error", err)
+		return errorResult(framework.StatusOf(err).MCPText(e.tool.Name))
+	}
+	switch {
+	case len(b) > 0 && b[0] == '{':
+		return textResult(string(b), b)
+	case e.hasOutput:
+		// An outputSchema promises structuredContent on every success (the
+		// TypeScript SDK client rejects a success without it), and the
+		// schema is an object's: a result that is not an object (a nil
+		// pointer's null) breaks the tool's own declaration.
+		err := fmt.Errorf("the tool declares an object outputSchema but returned %s", describeJSON(b))
+		d.logAttrs(ctx, "tool call failed", slog.LevelError, "tool", e.tool.Name, "status", 500, "error", err)
+		return errorResult(framework.StatusOf(err).MCPText(e.tool.Name))
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err == nil {
+			return textResult(s, nil) // a JSON string payload is the text, unquoted
+		}
+	}
+	return textResult(string(b), nil)
+}
+
+// describeJSON names the JSON type of b for an error message.
+func describeJSON(b []byte) string {
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case 'n':
+		return "null"
+	case '"':
+		return "a string"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// callResult is a tools/call result with its wire form pre-rendered, so
+// that "isError": false is written on success (the SDK's CallToolResult
+// omits it) and the payload is not marshalled twice. The embedded
+// CallToolResult holds the same content for readers inside the SDK.
+type callResult struct {
+	*mcp.CallToolResult
+	raw []byte
+}
+
+// MarshalJSON returns the pre-rendered result.
+func (r *callResult) MarshalJSON() ([]byte, error) { return r.raw, nil }
+
+// listResult is a tools/list result with its wire form pre-rendered:
+// {"tools":[...]}, nothing else (no pagination, no cache hints).
+type listResult struct {
+	*mcp.ListToolsResult
+	raw []byte
+}
+
+// MarshalJSON returns the pre-rendered result.
+func (r *listResult) MarshalJSON() ([]byte, error) { return r.raw, nil }
+
+// textResult is a success with one text content and, for a JSON object
+// payload, that object as structuredContent.
+func textResult(text string, structured json.RawMessage) *callResult {
+	b := make([]byte, 0, len(text)+len(structured)+64)
+	b = append(b, `{"content":[{"type":"text","text":`...)
+	b = appendString(b, text)
+	b = append(b, "}]"...)
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	if structured != nil {
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, structured...)
+		res.StructuredContent = structured
+	}
+	b = append(b, `,"isError":false}`...)
+	return &callResult{CallToolResult: res, raw: b}
+}
+
+// errorResult is an isError result with one text content.
+func errorResult(text string) *callResult {
+	b := make([]byte, 0, len(text)+64)
+	b = append(b, `{"content":[{"type":"text","text":`...)
+	b = appendString(b, text)
+	b = append(b, `}],"isError":true}`...)
+	return &callResult{
+		CallToolResult: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true},
+		raw:            b,
+	}
+}

@@ -1,0 +1,54 @@
+// Package mcpexpose is gymkit's MCP door: it serves an instance's typed
+// tools over MCP (Streamable HTTP, stateless, JSON responses) at /mcp,
+// reaching the same framework.Tool values, the same rollout session and the
+// same errors as the HTTP door, as NeMo Gym's expose_tools_over_mcp does
+// (contract section d). Environments never import it: the host (package
+// server) wires it when the instance's YAML says expose_tools_over_mcp: true.
+//
+//	sm := session.NewManager(session.Options{CookieName: "example_mcp_weather___weather"})
+//	door, err := mcpexpose.New(mcpexpose.Options{
+//		Instance: "weather", Secret: secret, Loopback: true, Sessions: sm,
+//	})
+//	if err != nil { ... }
+//	app, err := framework.Build(ctx, new(examplemcpweather.Weather), framework.Options{
+//		Name:              "weather",
+//		AfterSeed:         door.AfterSeed,         // the "mcp" key of /seed_session
+//		NormalizeToolName: door.NormalizeToolName, // mcp__weather__get_weather -> get_weather at /verify
+//	})
+//	if err != nil { ... }
+//	if err := door.Attach(app); err != nil { ... } // startup checks, Tools hook, MCP server
+//	log.Fatal(http.ListenAndServe("127.0.0.1:8080", sm.Middleware(door.Mount(app.Handler()))))
+//
+// An agent then seeds over HTTP, reads {"mcp": {"server_name", "url_path",
+// "transport", "headers": {"X-NeMo-Gym-Session-Token": ...}}} from the
+// answer, and calls tools/list and tools/call on /mcp with that header.
+//
+// # Tools
+//
+// The exposed tools are the server's Tools hook's answer
+// (framework.ToolsProvider; default: every typed route), validated once at
+// [Door.Attach]. tools/list shows them sorted by name, with gymkit's own
+// input schema, the output schema of object results and the annotations,
+// rendered once at startup. tools/call runs framework's [framework.Tool.Call]
+// directly: no fake HTTP request, no second schema inference.
+//
+// # Sessions and tokens
+//
+// /seed_session's answer gets a signed token (HMAC-SHA256 under the
+// instance's mcp_token_secret) carrying the seed's rollout session id, the
+// instance name and the rollout's allow-list (framework.SessionToolFilter:
+// nil unrestricted, empty nothing). A tools/call runs in that session
+// (session.WithID), so an HTTP call with the cookie and an MCP call with
+// the token change the same state.
+//
+// # Errors
+//
+// Every tool failure is an isError result whose text is contract d.6's:
+// unknown tool, missing or invalid token, not allowed, or
+// "HTTP <status> from POST /<tool>: <detail>" (framework.StatusOf); a
+// panic is recovered as a 500. Transport errors are JSON-RPC error bodies
+// with id "server-error", as NeMo's Python SDK writes them.
+//
+// docs/mcp.md describes the door for users: wiring, tokens, allow-lists,
+// the differences from Python, and the conformance results.
+package mcpexpose

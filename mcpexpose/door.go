@@ -1,0 +1,339 @@
+package mcpexpose
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/session"
+)
+
+// Wire constants of the NeMo Gym contract (d.3).
+const (
+	// TokenHeader is the HTTP header that carries the session token on
+	// tools/call and tools/list.
+	TokenHeader = "X-NeMo-Gym-Session-Token"
+	// URLPath is the path the door is served at, and the url_path of the
+	// "mcp" seed key.
+	URLPath = "/mcp"
+	// SeedKey is the key the door adds to a /seed_session answer.
+	SeedKey = "mcp"
+	// DefaultMaxBodyBytes is the /mcp request body limit when
+	// Options.MaxBodyBytes is 0: 16 MiB, as for the HTTP door.
+	DefaultMaxBodyBytes int64 = 16 << 20
+)
+
+// Options configure [New].
+type Options struct {
+	// Instance is the instance name (the top-level YAML key). It is the MCP
+	// server name (serverInfo.name, the "server_name" of the seed key), is
+	// bound into every session token, and gives the prefix that verify-time
+	// normalization strips (mcp__<Instance>__). Required.
+	Instance string
+	// ServerType is the registered server type; it only appears in logs and
+	// startup errors.
+	ServerType string
+	// Secret signs the session tokens (the instance's mcp_token_secret). Use
+	// at least 32 random bytes, and the same secret on every replica of an
+	// instance. Nil or empty: a random 32-byte secret for this process, with
+	// a warning, so tokens stop working when the process restarts and are
+	// not valid on other replicas.
+	Secret []byte
+	// Loopback reports that the instance listens on a loopback address. It
+	// turns on DNS-rebinding protection: a request whose Host (or Origin,
+	// when present) is neither a loopback name (localhost, 127.0.0.0/8,
+	// [::1]) nor in AllowedHosts is refused with 403.
+	Loopback bool
+	// AllowedHosts (mcp_allowed_hosts) are further Host/Origin names that
+	// the DNS-rebinding check accepts, for proxies: "name" accepts any port,
+	// "name:port" that port only, "*" any host. A non-empty list turns the
+	// check on whatever address the instance binds.
+	AllowedHosts []string
+	// MaxBodyBytes limits /mcp request bodies (413 beyond); 0 means
+	// DefaultMaxBodyBytes. Pass the instance's max_body_bytes.
+	MaxBodyBytes int64
+	// Sessions is the instance's session manager: the door runs every tool
+	// call in the session its token names (session.WithID). Required.
+	Sessions *session.Manager
+	// Logger receives startup warnings, failed calls (5xx) and recovered
+	// panics, with the attribute door=mcp; give it the instance's logger
+	// (which carries the instance name). Nil: slog.Default().
+	Logger *slog.Logger
+}
+
+// Door serves one instance's tools over MCP: Streamable HTTP, stateless,
+// JSON responses, on the official go-sdk. Make it with [New] before
+// framework.Build (its [Door.AfterSeed] and [Door.NormalizeToolName] are
+// Build options), then [Door.Attach] the built App before serving, and
+// mount [Door.Mount] (or [Door.Handler]) inside the session middleware.
+//
+// After Attach returns, a Door is immutable and safe for concurrent use.
+type Door struct {
+	instance   string
+	serverType string
+	prefix     string // "mcp__<instance>__"
+	sessions   *session.Manager
+	log        *slog.Logger
+	signer     *signer
+	maxBody    int64
+	hosts      *hostPolicy // nil: no DNS-rebinding check
+
+	app     *framework.App
+	filter  framework.SessionToolFilter // nil: every seed is unrestricted
+	tools   map[string]*exposed
+	sorted  []*exposed // exposed tools sorted by name
+	listAll []byte     // the unrestricted tools/list result, pre-rendered
+	unknown string     // ". Available tools: ['a', 'b']"
+	sdk     http.Handler
+}
+
+// exposed is one tool as the door serves it.
+type exposed struct {
+	tool      framework.Tool
+	sdkTool   *mcp.Tool
+	json      []byte // the tools/list entry, pre-rendered
+	hasOutput bool   // an outputSchema is declared
+}
+
+// New returns a Door for one instance. It fails if Instance or Sessions is
+// missing. It logs a warning when Secret is empty (see [Options.Secret]).
+// The Door serves nothing until [Door.Attach].
+func New(opts Options) (*Door, error) {
+	if opts.Instance == "" {
+		return nil, errors.New("mcpexpose: Options.Instance is required")
+	}
+	if opts.Sessions == nil {
+		return nil, errors.New("mcpexpose: Options.Sessions is required")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	secret := opts.Secret
+	if len(secret) == 0 {
+		secret = make([]byte, 32)
+		_, _ = rand.Read(secret) // never fails (crypto/rand)
+		log.Warn("mcp_token_secret is unset: MCP session tokens are signed with a random per-process secret; "+
+			"they stop working when this process restarts and are not valid on other replicas",
+			"door", "mcp")
+	}
+	maxBody := opts.MaxBodyBytes
+	if maxBody <= 0 {
+		maxBody = DefaultMaxBodyBytes
+	}
+	d := &Door{
+		instance:   opts.Instance,
+		serverType: opts.ServerType,
+		prefix:     "mcp__" + opts.Instance + "__",
+		sessions:   opts.Sessions,
+		log:        log,
+		signer:     newSigner(secret),
+		maxBody:    maxBody,
+	}
+	if opts.Loopback || len(opts.AllowedHosts) > 0 {
+		d.hosts = newHostPolicy(opts.AllowedHosts)
+	}
+	return d, nil
+}
+
+// NormalizeToolName strips this instance's MCP namespace from a tool name
+// as MCP-native agents record it (contract d.7): "mcp__<instance>__<tool>"
+// becomes "<tool>"; any other name, another server's prefix included, is
+// returned unchanged. Pass it as framework.Options.NormalizeToolName, only
+// when the instance exposes its tools over MCP.
+func (d *Door) NormalizeToolName(name string) string {
+	if rest, ok := strings.CutPrefix(name, d.prefix); ok {
+		return rest
+	}
+	return name
+}
+
+// NormalizeToolName is the contract's module-level normalize_tool_name
+// (d.7): a name that does not start with "mcp__" is unchanged; with a
+// serverName, "mcp__<serverName>__" is stripped when present; with an
+// empty serverName, everything up to the first "__" after "mcp__" is
+// stripped ("mcp__store__ns__tool" → "ns__tool"), and a name with no
+// second separator ("mcp__dangling") is unchanged.
+func NormalizeToolName(name, serverName string) string {
+	rest, ok := strings.CutPrefix(name, "mcp__")
+	if !ok {
+		return name
+	}
+	if serverName != "" {
+		if tool, ok := strings.CutPrefix(rest, serverName+"__"); ok {
+			return tool
+		}
+		return name
+	}
+	if _, tool, ok := strings.Cut(rest, "__"); ok {
+		return tool
+	}
+	return name
+}
+
+// Attach exposes app's tools: it runs the startup checks, calls the
+// server's Tools hook (framework.ToolsProvider, on the outer server value;
+// default: every typed tool) and builds the MCP server. app must have been
+// built with this Door's AfterSeed and NormalizeToolName, under the same
+// instance name.
+//
+// Attach refuses, with one error naming every offending route and the
+// reason: a server with HTTP middleware (Router.Use; "non-Gym middleware",
+// which direct dispatch would skip); a tool name that does not match
+// [A-Za-z0-9_-]+ ("does not match"); a reserved name (verify, seed_session,
+// aggregate_metrics, mcp; "reserved"); two tools of one name ("Duplicate
+// MCP tool name"); a Tool value not made by framework.Post or CatchAll.Tool
+// ("cannot be dispatched directly"); an inputSchema or outputSchema that
+// is not a JSON object schema ("type": "object"); a panicking Tools hook.
+// It logs a warning (containing "catch-all") when the server has a
+// Dispatch route but no exposed tool dispatches through it, and when
+// mcp__<instance>__<tool> is longer than 64 characters.
+//
+// A nil or empty Tools answer exposes nothing: /mcp still answers and the
+// seed still carries the "mcp" key. Attach must return before the door
+// serves; it can be called once.
+func (d *Door) Attach(app *framework.App) error {
+	if app == nil {
+		return errors.New("mcpexpose: Attach(nil)")
+	}
+	if d.app != nil {
+		return fmt.Errorf("mcpexpose: instance %q: Attach called twice", d.instance)
+	}
+	if app.Name() != d.instance {
+		return fmt.Errorf("mcpexpose: Attach: App of instance %q given to the door of instance %q", app.Name(), d.instance)
+	}
+	var errs []error
+	if app.HasMiddleware() {
+		errs = append(errs, errors.New("the server installs non-Gym middleware (Router.Use), which direct MCP dispatch "+
+			"would silently skip: remove the middleware, or set expose_tools_over_mcp: false"))
+	}
+	tools, err := d.exposedTools(app)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	errs = append(errs, d.check(tools)...)
+	if len(errs) > 0 {
+		what := fmt.Sprintf("instance %q", d.instance)
+		if d.serverType != "" {
+			what += fmt.Sprintf(" (server type %q)", d.serverType)
+		}
+		return fmt.Errorf("mcpexpose: %s cannot expose its tools over MCP: %w", what, errors.Join(errs...))
+	}
+	if err := d.build(app, tools); err != nil {
+		return fmt.Errorf("mcpexpose: instance %q: %w", d.instance, err)
+	}
+	return nil
+}
+
+// exposedTools calls the Tools hook, turning a panic into an error.
+func (d *Door) exposedTools(app *framework.App) (tools []framework.Tool, err error) {
+	harvested := app.Tools()
+	tp, ok := app.Server().(framework.ToolsProvider)
+	if !ok {
+		return harvested, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			tools, err = nil, fmt.Errorf("the Tools hook panicked: %v", p)
+		}
+	}()
+	return tp.Tools(harvested, app.CatchAll()), nil
+}
+
+// Tools returns the exposed tools, sorted by name (what an unrestricted
+// tools/list shows). It is nil before Attach.
+func (d *Door) Tools() []framework.Tool {
+	if d.sorted == nil {
+		return nil
+	}
+	out := make([]framework.Tool, len(d.sorted))
+	for i, e := range d.sorted {
+		out[i] = e.tool
+	}
+	return out
+}
+
+// Handler returns the /mcp endpoint itself (d), for a host that routes
+// /mcp, /mcp/ and /ng-rollout/<id>/mcp to it; [Door.Mount] does that
+// routing. Before Attach it answers 503.
+func (d *Door) Handler() http.Handler { return d }
+
+// Mount returns a handler that serves /mcp, /mcp/..., and the same under
+// /ng-rollout/<id>/ (the prefix stripped, as framework.StripRolloutPrefix
+// does), with the door, without redirects, and passes every other request
+// to next unchanged (typically the body limit around App.Handler). Put the
+// session middleware around the result, so that /mcp answers carry the
+// session cookie like every other answer.
+func (d *Door) Mount(next http.Handler) http.Handler {
+	door := framework.StripRolloutPrefix(d)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isMCPPath(r.URL.Path) {
+			door.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// isMCPPath reports whether p is /mcp or below it, possibly under a valid
+// /ng-rollout/<id>/ prefix.
+func isMCPPath(p string) bool {
+	if rest, ok := strings.CutPrefix(p, "/ng-rollout/"); ok {
+		id, tail, found := strings.Cut(rest, "/")
+		if !found || !validRolloutID(id) {
+			return false
+		}
+		p = "/" + tail
+	}
+	return p == URLPath || strings.HasPrefix(p, URLPath+"/")
+}
+
+// validRolloutID matches ^[A-Za-z0-9][A-Za-z0-9._-]*$, the rollout ids
+// framework.StripRolloutPrefix strips.
+func validRolloutID(id string) bool {
+	if id == "" || !isAlnum(id[0]) {
+		return false
+	}
+	for i := 1; i < len(id); i++ {
+		if c := id[i]; !isAlnum(c) && c != '.' && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// gymkitVersion is the gymkit module version in this binary, for
+// serverInfo.version.
+var gymkitVersion = sync.OnceValue(func() string {
+	const module = "github.com/gymkit/gymkit"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Path == module && bi.Main.Version != "" {
+			return bi.Main.Version
+		}
+		for _, m := range bi.Deps {
+			if m.Path == module {
+				return m.Version
+			}
+		}
+	}
+	return "(devel)"
+})
+
+// logAttrs logs msg with the door's attribute (door=mcp) and args. The
+// instance attribute is the host logger's.
+func (d *Door) logAttrs(ctx context.Context, msg string, level slog.Level, args ...any) {
+	d.log.Log(ctx, level, msg, append([]any{"door", "mcp"}, args...)...)
+}

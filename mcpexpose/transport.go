@@ -1,0 +1,276 @@
+package mcpexpose
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// ServeHTTP serves the /mcp endpoint (contract d.5). It answers what the
+// contract specifies before the go-sdk sees the request, because the SDK
+// answers some of it differently:
+//
+//   - only POST (405, Allow: POST; the SDK too);
+//   - the DNS-rebinding check, when on (403);
+//   - Accept must include application/json, */* or application/* (406);
+//     text/event-stream is not required (the SDK requires it: the door
+//     adds it for the SDK, which answers JSON anyway);
+//   - Content-Type application/json (415);
+//   - an Mcp-Protocol-Version header must name a supported version (400);
+//   - the body limit (413).
+//
+// These answers, and every error the SDK itself writes as text/plain (a
+// body that is not JSON-RPC, an unknown method, ...), are JSON-RPC error
+// bodies with id "server-error", as NeMo's Python SDK writes them.
+func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if d.sdk == nil {
+		writeRPCError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "Service Unavailable: the MCP door is not attached")
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeRPCError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest, "Method Not Allowed")
+		return
+	}
+	if d.hosts != nil {
+		if msg, ok := d.hosts.check(r); !ok {
+			writeRPCError(w, http.StatusForbidden, jsonrpc.CodeInvalidRequest, msg)
+			return
+		}
+	}
+	jsonOK, streamOK := accepts(r.Header.Values("Accept"))
+	if !jsonOK {
+		writeRPCError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "Not Acceptable: Client must accept application/json")
+		return
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		writeRPCError(w, http.StatusUnsupportedMediaType, jsonrpc.CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json")
+		return
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(protocolVersions, v) {
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Bad Request: Unsupported protocol version: "+v+
+			". Supported versions: "+strings.Join(protocolVersions, ", "))
+		return
+	}
+	if r.ContentLength > d.maxBody {
+		writeTooLarge(w, d.maxBody)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, d.maxBody))
+	if err != nil {
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			writeTooLarge(w, d.maxBody)
+			return
+		}
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Bad Request: failed to read the body")
+		return
+	}
+	// One allocation for what the SDK gets: a copy of the request reading
+	// the body from memory, and the writer that rewrites its text errors.
+	x := &exchange{req: *r, rw: rewriter{ResponseWriter: w, body: body}}
+	x.body.Reset(body)
+	x.req.Body = &x.body
+	if !streamOK {
+		x.req.Header = r.Header.Clone()
+		x.req.Header.Set("Accept", "application/json, text/event-stream")
+	}
+	d.sdk.ServeHTTP(&x.rw, &x.req)
+	x.rw.finish()
+}
+
+// exchange is one request as the door hands it to the SDK.
+type exchange struct {
+	req  http.Request
+	body memBody
+	rw   rewriter
+}
+
+// memBody is a request body read from memory.
+type memBody struct{ bytes.Reader }
+
+// Close does nothing.
+func (*memBody) Close() error { return nil }
+
+// accepts is the SDK's reading of Accept (base media types, wildcards).
+func accepts(values []string) (jsonOK, streamOK bool) {
+	for _, v := range values {
+		for _, raw := range strings.Split(v, ",") {
+			base, _, _ := strings.Cut(raw, ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK, streamOK
+}
+
+func writeTooLarge(w http.ResponseWriter, limit int64) {
+	writeRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest,
+		"Request body too large: limit is "+strconv.FormatInt(limit, 10)+" bytes")
+}
+
+// writeRPCError writes a transport error the way NeMo's Python SDK does:
+// {"jsonrpc":"2.0","id":"server-error","error":{"code":…,"message":…}}.
+func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
+	b := make([]byte, 0, len(msg)+80)
+	b = append(b, `{"jsonrpc":"2.0","id":"server-error","error":{"code":`...)
+	b = strconv.AppendInt(b, code, 10)
+	b = append(b, `,"message":`...)
+	b = appendString(b, msg)
+	b = append(b, "}}"...)
+	h := w.Header()
+	h.Del("Content-Length")
+	h.Del("X-Content-Type-Options")
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// rewriter passes the SDK's answer through, except a text/plain error,
+// which it turns into a JSON-RPC error body with the same status.
+type rewriter struct {
+	http.ResponseWriter
+	body    []byte // the request body, to tell parse errors apart
+	status  int    // the captured error status; 0 while passing through
+	message []byte // the captured error text
+}
+
+func (w *rewriter) WriteHeader(code int) {
+	switch {
+	case code >= 400 && w.status == 0 && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain"):
+		w.status = code
+		return
+	case code == http.StatusAccepted && w.Header().Get("Content-Type") == "":
+		w.Header().Set("Content-Type", "application/json") // as NeMo's Python SDK answers a notification
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *rewriter) Write(p []byte) (int, error) {
+	if w.status != 0 {
+		w.message = append(w.message, p...)
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush flushes the underlying writer (SSE answers are never rewritten).
+func (w *rewriter) Flush() {
+	if w.status != 0 {
+		return
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+		return
+	}
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap returns the underlying ResponseWriter, for http.ResponseController.
+func (w *rewriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// finish writes a captured error as JSON-RPC. The codes follow NeMo's
+// Python SDK: -32700 for a body that is not JSON, -32602 for other 400s
+// (a message that is not valid JSON-RPC), -32603 for 5xx, -32600 else.
+func (w *rewriter) finish() {
+	if w.status == 0 {
+		return
+	}
+	msg := strings.TrimSpace(string(w.message))
+	var code int64 = jsonrpc.CodeInvalidRequest
+	switch {
+	case w.status >= 500:
+		code = jsonrpc.CodeInternalError
+	case w.status == http.StatusBadRequest && !json.Valid(w.body):
+		code, msg = jsonrpc.CodeParseError, "Parse error: "+msg
+	case w.status == http.StatusBadRequest:
+		code, msg = jsonrpc.CodeInvalidParams, "Validation error: "+msg
+	}
+	writeRPCError(w.ResponseWriter, w.status, code, msg)
+}
+
+// hostPolicy is the DNS-rebinding check: Host, and Origin when present,
+// must be a loopback name or an allowed host.
+type hostPolicy struct {
+	any       bool            // "*" was allowed
+	hosts     map[string]bool // lower-case names, any port
+	hostPorts map[string]bool // lower-case "name:port"
+}
+
+func newHostPolicy(allowed []string) *hostPolicy {
+	p := &hostPolicy{hosts: map[string]bool{}, hostPorts: map[string]bool{}}
+	for _, h := range allowed {
+		h = strings.ToLower(strings.TrimSpace(h))
+		switch {
+		case h == "*":
+			p.any = true
+		case h == "":
+		default:
+			if host, port, err := net.SplitHostPort(h); err == nil && port != "" {
+				p.hostPorts[net.JoinHostPort(host, port)] = true
+			} else {
+				p.hosts[strings.Trim(h, "[]")] = true
+			}
+		}
+	}
+	return p
+}
+
+// check returns the 403 message for a refused request.
+func (p *hostPolicy) check(r *http.Request) (string, bool) {
+	if !p.allowed(r.Host) {
+		return "Forbidden: invalid Host header " + strconv.Quote(r.Host), false
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || u.Host == "" || !p.allowed(u.Host) {
+			return "Forbidden: invalid Origin header " + strconv.Quote(o), false
+		}
+	}
+	return "", true
+}
+
+func (p *hostPolicy) allowed(hostport string) bool {
+	if p.any {
+		return true
+	}
+	hp := strings.ToLower(hostport)
+	host := hp
+	if h, port, err := net.SplitHostPort(hp); err == nil {
+		if p.hostPorts[net.JoinHostPort(h, port)] {
+			return true
+		}
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	return IsLoopback(host) || p.hosts[host]
+}
+
+// IsLoopback reports whether host (a name or an IP address, without port;
+// IPv6 with or without brackets) is a loopback host: "localhost" (any
+// case) or an address in 127.0.0.0/8 or ::1. A host uses it to set
+// [Options.Loopback] from the instance's listen address; the door's
+// DNS-rebinding check accepts these names in Host and Origin.
+func IsLoopback(host string) bool {
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

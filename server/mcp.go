@@ -1,0 +1,47 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/mcpexpose"
+)
+
+// mcpExtension is the MCP door (package mcpexpose) as an [Extension]: built
+// into every instance whose config says expose_tools_over_mcp: true, before
+// any other extension. Configure makes the door and gives framework.Build its
+// seams (the "mcp" key of the seed answer, verify-time name normalization);
+// Mount attaches the built App (the startup refusals), announces " mcp=<url>"
+// on the ready line and serves /mcp, /mcp/ and /ng-rollout/<id>/mcp inside the
+// session and body-limit layers.
+func mcpExtension() Extension {
+	var door *mcpexpose.Door
+	return Extension{
+		Name: "mcp",
+		Configure: func(inst *Instance, opts *framework.Options) error {
+			d, err := mcpexpose.New(mcpexpose.Options{
+				Instance:     inst.Name,
+				ServerType:   inst.ServerType,
+				Secret:       []byte(inst.Config.MCPTokenSecret),
+				AllowedHosts: inst.Config.MCPAllowedHosts,
+				Loopback:     mcpexpose.IsLoopback(inst.Config.Host),
+				MaxBodyBytes: inst.MaxBodyBytes,
+				Sessions:     inst.Sessions,
+				Logger:       inst.Logger,
+			})
+			if err != nil {
+				return err
+			}
+			door = d
+			opts.AfterSeed, opts.NormalizeToolName = d.AfterSeed, d.NormalizeToolName
+			return nil
+		},
+		Mount: func(inst *Instance, next http.Handler) (http.Handler, error) {
+			if err := door.Attach(inst.App); err != nil {
+				return nil, err
+			}
+			inst.Announce("mcp", mcpexpose.URLPath)
+			return door.Mount(next), nil
+		},
+	}
+}

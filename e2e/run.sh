@@ -46,7 +46,7 @@ export GYMKIT_MCP_TOKEN_SECRET="gymkit-e2e-token-secret-0123456789abcdef"
 pid=$!
 
 for _ in $(seq 300); do
-	[ "$(wc -l <"$work/ready")" -ge 1 ] && break
+	[ -s "$work/ready" ] && [ "$(wc -l <"$work/ready")" -ge 1 ] && break
 	if ! kill -0 "$pid" 2>/dev/null; then
 		echo "e2e: gymkit serve exited before it was ready:" >&2
 		cat "$work/log" >&2

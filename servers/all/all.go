@@ -6,4 +6,5 @@ import (
 	_ "github.com/gymkit/gymkit/servers/example_mcp_weather"
 	_ "github.com/gymkit/gymkit/servers/example_session_state_mgmt"
 	_ "github.com/gymkit/gymkit/servers/math_advanced_calculations"
+	_ "github.com/gymkit/gymkit/servers/workplace_assistant"
 )

@@ -73,8 +73,13 @@ type entry struct {
 // truthy "usage" that is not an object, an array or object index
 // (unhashable), string and number indices mixed (unorderable). Two inputs
 // Python accepts with degenerate results are refused with a ValueError
-// instead: a null or NaN index. Errors from the hooks are returned
-// unchanged. An empty list gives the three keys empty and calls no hook.
+// instead: a null or NaN index. A result of more than MaxStatEntries
+// statistics is refused with a MemoryError (a gymkit bound, see there).
+// Errors from the hooks are returned unchanged. An empty list gives the
+// three keys empty and calls no hook.
+//
+// Time and memory are proportional to the present numeric values plus the
+// result: each group describes only the fields present in it.
 func Compute(verifyResponses []pyjson.Value, h Hooks) (pyjson.Value, error) {
 	if len(verifyResponses) == 0 {
 		return result(pyjson.ArrayValue(), pyjson.ObjectValue(), pyjson.ObjectValue()), nil
@@ -130,26 +135,42 @@ func Compute(verifyResponses []pyjson.Value, h Hooks) (pyjson.Value, error) {
 		}
 		// result | usage: usage values replace same-named keys in place,
 		// new usage keys follow.
+		inUsage := newMemberIndex(usage.Members, len(vr.Members))
 		for _, m := range vr.Members {
 			v := m.Value
-			if uv, ok := usage.Get(m.Key); ok {
-				v = uv
+			if i := inUsage.find(m.Key); i >= 0 {
+				v = usage.Members[i].Value
 			}
 			tab.add(pos, m.Key, v)
 		}
-		for _, m := range usage.Members {
-			if _, ok := vr.Get(m.Key); !ok {
-				tab.add(pos, m.Key, m.Value)
+		if len(usage.Members) > 0 {
+			inResult := newMemberIndex(vr.Members, len(usage.Members))
+			for _, m := range usage.Members {
+				if inResult.find(m.Key) < 0 {
+					tab.add(pos, m.Key, m.Value)
+				}
 			}
 		}
 	}
 	tab.finish()
 
+	// Each group's statistics cover only the columns present in it (the
+	// others would be all-NaN and dropped); refuse outputs too large to build.
+	bounds := make([]int, len(groups))
+	for gi, g := range groups {
+		bounds[gi] = g.lo
+	}
+	segs, segStart := tab.groupSegments(bounds)
+	if err := checkOutputSize(len(segs), len(tab.cols)); err != nil {
+		return pyjson.Value{}, err
+	}
+
 	groupVals := make([]*omap, len(groups))
 	for gi, g := range groups {
-		o := newOmap(5*len(tab.cols) + 7)
+		gs := segs[segStart[gi]:segStart[gi+1]]
+		o := newOmap(len(statNames)*len(gs) + 7)
 		o.append(TaskIndexKey, g.task)
-		tab.appendStats(o, tab.describe(g.lo, g.hi))
+		tab.appendStats(o, gs, tab.describe(gs, g.lo, g.hi-g.lo))
 		o.append("sample", pyjson.ObjectValue(pyjson.Member{Key: "agent_ref", Value: pyjson.ObjectValue(
 			pyjson.Member{Key: "name", Value: pyjson.StringValue("agent")})}))
 		nr := int64(g.hi - g.lo)
@@ -161,8 +182,9 @@ func Compute(verifyResponses []pyjson.Value, h Hooks) (pyjson.Value, error) {
 		groupVals[gi] = o
 	}
 
-	agent := newOmap(5 * len(tab.cols))
-	tab.appendStats(agent, tab.describe(0, tab.n))
+	agent := newOmap(len(statNames) * len(tab.cols))
+	all := tab.allSegments()
+	tab.appendStats(agent, all, tab.describe(all, 0, tab.n))
 
 	// compute_metrics (the default returns {}).
 	if h.ComputeMetrics != nil {

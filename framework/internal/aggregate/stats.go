@@ -18,67 +18,123 @@ const castBufSize = 8192
 // block goes through numpy.ma.median (np.lib nanfunctions _nanmedian_small).
 const medianSmallRows = 600
 
-// pairwiseSum is numpy's pairwise_sum for float64 (numpy/_core/src/umath/
-// loops_utils.h.src): below 8 values a left-to-right loop, up to 128 values
-// eight strided accumulators combined as ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))
-// then the remainder left to right, above that a split at half the length
-// rounded down to a multiple of 8.
-func pairwiseSum(a []float64) float64 {
-	n := len(a)
+// sparsePairwiseSum is numpy's pairwise_sum for float64 (numpy/_core/src/
+// umath/loops_utils.h.src) over n slots of which only those in e (slot
+// indices relative to base, ascending, all in [base, base+n)) are present;
+// every other slot is 0.0. numpy's algorithm: below 8 values a left-to-right
+// loop from 0.0; up to 128 values eight strided accumulators r[j] (seeded
+// with x[j], then x[j+8], ... for the complete blocks of 8) combined as
+// ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)), then the remainder left to right;
+// above 128 a split at half the length rounded down to a multiple of 8. This
+// follows that block structure exactly (it depends on n alone), skips empty
+// halves, and inside a block adds only the present values to their
+// accumulators (seeded with 0.0).
+//
+// Skipping a 0.0 slot (or adding one more) can change the result only in
+// the sign of a zero: x + 0.0 == x for every x but -0.0, and a zero's sign
+// never changes a nonzero or NaN result of later additions. So the result
+// equals numpy's up to the sign of a zero result; frameSum adds it to
+// numpy's identity +0.0, which makes the two bit-identical. The tests check
+// it against pairwiseSum, a dense transcription of numpy's code.
+func sparsePairwiseSum(e []slot, base, n int) float64 {
+	if len(e) == 0 {
+		return 0
+	}
 	if n < 8 {
 		res := 0.0
-		for _, x := range a {
-			res += x
+		for _, x := range e {
+			res += x.v
 		}
 		return res
 	}
 	if n <= pwBlockSize {
 		var r [8]float64
-		copy(r[:], a[:8])
-		i := 8
-		for ; i < n-n%8; i += 8 {
-			r[0] += a[i+0]
-			r[1] += a[i+1]
-			r[2] += a[i+2]
-			r[3] += a[i+3]
-			r[4] += a[i+4]
-			r[5] += a[i+5]
-			r[6] += a[i+6]
-			r[7] += a[i+7]
+		full := base + n - n%8
+		k := 0
+		for ; k < len(e) && e[k].idx < full; k++ {
+			r[(e[k].idx-base)%8] += e[k].v
 		}
 		res := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-		for ; i < n; i++ {
-			res += a[i]
+		for ; k < len(e); k++ {
+			res += e[k].v
 		}
 		return res
 	}
 	n2 := n / 2
 	n2 -= n2 % 8
-	return pairwiseSum(a[:n2]) + pairwiseSum(a[n2:])
+	m := searchSlots(e, base+n2)
+	return sparsePairwiseSum(e[:m], base, n2) + sparsePairwiseSum(e[m:], base+n2, n-n2)
 }
 
-// npSum is numpy's add.reduce of a float64 array with no cast: the identity
-// 0.0 plus one pairwise call over all n values.
-func npSum(a []float64) float64 { return 0.0 + pairwiseSum(a) }
-
-// npSumCast is numpy's add.reduce(dtype=float64) of an int64 array: the cast
-// goes through the iterator's buffer, so the pairwise loop sees chunks of at
-// most castBufSize values, accumulated in order onto the identity 0.0.
-func npSumCast(a []float64) float64 {
-	sum := 0.0
-	for len(a) > castBufSize {
-		sum += pairwiseSum(a[:castBufSize])
-		a = a[castBufSize:]
+// searchSlots returns the number of slots in e with idx < idx.
+func searchSlots(e []slot, idx int) int {
+	lo, hi := 0, len(e)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if e[h].idx < idx {
+			lo = h + 1
+		} else {
+			hi = h
+		}
 	}
-	return sum + pairwiseSum(a)
+	return lo
 }
 
-// column is one statistics field over all records, in (task, rollout) order.
+// frameSum is numpy's add.reduce of a float64 array with no cast (the
+// identity 0.0 plus one pairwise call over all n slots: numpy 2.3 does not
+// chunk reductions that need no cast) over a frame of n slots holding the
+// values e and 0.0 everywhere else.
+func frameSum(e []slot, n int) float64 { return 0.0 + sparsePairwiseSum(e, 0, n) }
+
+// frameSumCast is numpy's add.reduce(dtype=float64) of an int64 array over
+// a frame of n slots holding the values e and 0.0 everywhere else: the cast
+// goes through the iterator's buffer, so the pairwise loop sees chunks of
+// castBufSize slots, accumulated in order onto the identity 0.0 (chunks with
+// no value add 0.0 and are skipped).
+func frameSumCast(e []slot, n int) float64 {
+	sum := 0.0
+	for len(e) > 0 {
+		base := e[0].idx - e[0].idx%castBufSize
+		size := min(castBufSize, n-base)
+		m := searchSlots(e, base+size)
+		sum += sparsePairwiseSum(e[:m], base, size)
+		e = e[m:]
+	}
+	return sum
+}
+
+// slot is one present value of a frame at its slot index (row - first row).
+type slot struct {
+	idx int
+	v   float64
+}
+
+// cell is one present value of a column: its row in (task, rollout) order
+// and its value, a JSON int or bool as its exact int64 (pandas' int64; as
+// float64 it converts rounding to nearest, as Go does) or a float's bits.
+type cell struct {
+	row   int32
+	isInt bool
+	bits  uint64
+}
+
+// f is the cell's value as float64.
+func (c cell) f() float64 {
+	if c.isInt {
+		return float64(int64(c.bits))
+	}
+	return math.Float64frombits(c.bits)
+}
+
+// i is an int cell's exact value.
+func (c cell) i() int64 { return int64(c.bits) }
+
+// column is one statistics field: its present values in row order.
 type column struct {
 	name  string
-	vals  []float64 // NaN = missing (absent, non-numeric or NaN)
-	ivals []int64   // exact integer values where the record had a JSON int or bool
-	nInt  int       // records holding a JSON int or bool that fits int64
+	keys  [len(statNames)]string // statNames[s] + name
+	cells []cell                 // rows ascending; absent rows are missing (NaN)
+	nInt  int                    // cells holding a JSON int or bool that fits int64
 }
 
 // colStats are one column's statistics over one frame; NaN means "absent".
@@ -90,45 +146,43 @@ type colStats struct {
 
 // frameCalc holds scratch buffers reused across frames and columns.
 type frameCalc struct {
-	buf   []float64
-	sqr   []float64
+	vals  []slot
+	sqr   []slot
 	valid []float64
+	st    []colStats
 }
 
-// stats computes a column's statistics over records [lo, hi) the way pandas
-// 2.3 (no bottleneck) computes DataFrame.mean/max/min/median/std over a frame
-// whose blocks are laid out one column per contiguous row:
-//   - mean: nanmean, NaN slots set to 0.0, summed over all slots (cast
+// stats computes a column's statistics over the frame of rows [lo, lo+n),
+// given the column's cells in that frame, the way pandas 2.3 (no bottleneck)
+// computes DataFrame.mean/max/min/median/std over a frame whose blocks are
+// laid out one column per contiguous row:
+//   - mean: nanmean, NaN slots set to 0.0, summed over all n slots (cast
 //     through the buffer for int64 columns), divided by the count;
 //   - std: nanvar two-pass with ddof=1 on float64 values (ints converted
 //     first, so no cast), sqrt; count <= 1 gives NaN;
 //   - median: nanmedian as numpy computes it for this block shape;
 //   - max/min over the non-missing values.
 //
+// The work is proportional to the number of cells (times log n for the
+// pairwise sums' block structure), not to n.
+//
 // intTyped says the column is int64 in pandas (every record holds a JSON int
 // or bool); blockCols is the number of columns in its dtype block, which
 // decides numpy's median code path.
-func (fc *frameCalc) stats(c *column, lo, hi int, intTyped bool, blockCols int) colStats {
-	n := hi - lo
-	vals := c.vals[lo:hi]
+func (fc *frameCalc) stats(cells []cell, lo, n int, intTyped bool, blockCols int) colStats {
 	st := colStats{mean: math.NaN(), max: math.NaN(), min: math.NaN(), median: math.NaN(), std: math.NaN()}
+	if len(cells) == 0 {
+		return st
+	}
+	st.count = len(cells)
 
-	fc.buf = slices.Grow(fc.buf[:0], n)[:n]
+	fc.vals = fc.vals[:0]
 	fc.valid = fc.valid[:0]
-	first := true
-	for i, x := range vals {
-		if math.IsNaN(x) {
-			fc.buf[i] = 0
-			continue
-		}
-		fc.buf[i] = x
+	st.max, st.min = cells[0].f(), cells[0].f()
+	for _, c := range cells {
+		x := c.f()
+		fc.vals = append(fc.vals, slot{idx: int(c.row) - lo, v: x})
 		fc.valid = append(fc.valid, x)
-		st.count++
-		if first {
-			st.max, st.min = x, x
-			first = false
-			continue
-		}
 		// numpy's scalar maximum keeps the running value on ties.
 		if x > st.max {
 			st.max = x
@@ -137,39 +191,31 @@ func (fc *frameCalc) stats(c *column, lo, hi int, intTyped bool, blockCols int) 
 			st.min = x
 		}
 	}
-	if st.count == 0 {
-		return st
-	}
 	if intTyped {
-		iv := c.ivals[lo:hi]
-		st.imax, st.imin = iv[0], iv[0]
-		for _, x := range iv[1:] {
-			st.imax = max(st.imax, x)
-			st.imin = min(st.imin, x)
+		st.imax, st.imin = cells[0].i(), cells[0].i()
+		for _, c := range cells[1:] {
+			st.imax = max(st.imax, c.i())
+			st.imin = min(st.imin, c.i())
 		}
 	}
 	count := float64(st.count)
 
 	// mean (nanmean): int64 columns are summed with dtype=float64, a cast.
 	if intTyped {
-		st.mean = npSumCast(fc.buf) / count
+		st.mean = frameSumCast(fc.vals, n) / count
 	} else {
-		st.mean = npSum(fc.buf) / count
+		st.mean = frameSum(fc.vals, n) / count
 	}
 
 	// std (nanstd = sqrt(nanvar), ddof=1, two-pass).
 	if st.count > 1 {
-		avg := npSum(fc.buf) / count
-		fc.sqr = slices.Grow(fc.sqr[:0], n)[:n]
-		for i, x := range vals {
-			if math.IsNaN(x) {
-				fc.sqr[i] = 0
-				continue
-			}
-			d := avg - x
-			fc.sqr[i] = d * d
+		avg := frameSum(fc.vals, n) / count
+		fc.sqr = fc.sqr[:0]
+		for _, x := range fc.vals {
+			d := avg - x.v
+			fc.sqr = append(fc.sqr, slot{idx: x.idx, v: d * d})
 		}
-		st.std = math.Sqrt(npSum(fc.sqr) / (count - 1))
+		st.std = math.Sqrt(frameSum(fc.sqr, n) / (count - 1))
 	}
 
 	// median (nanmedian).

@@ -1,0 +1,314 @@
+package workplace
+
+import (
+	"encoding/csv"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+)
+
+// A table is one of the reference's pandas DataFrames: named columns, rows
+// of cells and one integer index label per row (labels are compared by
+// verify, spec section 2.2).
+//
+// Tables are copy-on-write. The parsed base tables are shared by every
+// world; a world copies a table (its row list and labels, not the rows) the
+// first time it changes it, and copies a row the first time it changes a cell
+// of it. A table value is never modified once another world may see it.
+type table struct {
+	cols   []string // shared, read-only
+	rows   [][]value
+	labels []int
+}
+
+// col returns the index of column name, or -1.
+func (t *table) col(name string) int { return slices.Index(t.cols, name) }
+
+// clone returns a copy that shares the rows.
+func (t *table) clone() *table {
+	return &table{cols: t.cols, rows: slices.Clone(t.rows), labels: slices.Clone(t.labels)}
+}
+
+// set changes one cell, copying the row first.
+func (t *table) set(row, col int, v value) {
+	r := slices.Clone(t.rows[row])
+	r[col] = v
+	t.rows[row] = r
+}
+
+// appendRow adds a row with the given label.
+func (t *table) appendRow(r []value, label int) {
+	t.rows = append(t.rows, r)
+	t.labels = append(t.labels, label)
+}
+
+// renumber sets the labels to 0..n-1 (pd.concat(..., ignore_index=True)).
+func (t *table) renumber() {
+	for i := range t.labels {
+		t.labels[i] = i
+	}
+}
+
+// keep keeps the rows for which keepRow is true, with their labels.
+func (t *table) keep(keepRow func(i int) bool) {
+	rows, labels := t.rows[:0:0], t.labels[:0:0]
+	for i := range t.rows {
+		if keepRow(i) {
+			rows = append(rows, t.rows[i])
+			labels = append(labels, t.labels[i])
+		}
+	}
+	t.rows, t.labels = rows, labels
+}
+
+// col is a read-only view of one column of a table, over all its rows or
+// over the rows idx (no copying).
+type col struct {
+	t   *table
+	idx []int // nil: every row
+	c   int
+}
+
+// column returns a view of column c.
+func (t *table) column(c int) col { return col{t: t, c: c} }
+
+// columnAt returns a view of column c restricted to the rows idx.
+func columnAt(t *table, idx []int, c int) col { return col{t: t, idx: idx, c: c} }
+
+func (k col) len() int {
+	if k.idx != nil {
+		return len(k.idx)
+	}
+	return len(k.t.rows)
+}
+
+func (k col) at(i int) value {
+	if k.idx != nil {
+		return k.t.rows[k.idx[i]][k.c]
+	}
+	return k.t.rows[i][k.c]
+}
+
+// record returns row i as a JSON object in column order (to_dict records).
+func (t *table) record(i int) value {
+	ms := make(object, len(t.cols))
+	for c, name := range t.cols {
+		ms[c].Key = name
+		ms[c].Value = outValue(t.rows[i][c])
+	}
+	return ms.value()
+}
+
+// The five tables a world can change, in the order verify compares them
+// (calendar, emails, plots, project tasks, CRM).
+const (
+	tCalendar = iota
+	tEmails
+	tPlots
+	tTasks
+	tCRM
+	nTables
+)
+
+// Column indexes, checked against the CSV headers at load time.
+const (
+	eID, eBox, eAddr, eSubject, eSent, eBody = 0, 1, 2, 3, 4, 5
+
+	cID, cName, cEmail, cStart, cDuration = 0, 1, 2, 3, 4
+
+	aDate, aVisitor, aViews, aDuration, aSource, aEngaged = 0, 1, 2, 3, 4, 5
+
+	tkID, tkName, tkEmail, tkList, tkDue, tkBoard = 0, 1, 2, 3, 4, 5
+
+	crmID, crmAssigned, crmName, crmEmail, crmPhone, crmLastContact, crmProduct, crmStatus, crmFollowUp, crmNotes = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+)
+
+var tableColumns = [nTables][]string{
+	tCalendar: {"event_id", "event_name", "participant_email", "event_start", "duration"},
+	tEmails:   {"email_id", "inbox/outbox", "sender/recipient", "subject", "sent_datetime", "body"},
+	tPlots:    {"file_path"},
+	tTasks:    {"task_id", "task_name", "assigned_to_email", "list_name", "due_date", "board"},
+	tCRM: {"customer_id", "assigned_to_email", "customer_name", "customer_email", "customer_phone",
+		"last_contact_date", "product_interest", "status", "follow_up_by", "notes"},
+}
+
+var analyticsColumns = []string{"date_of_visit", "visitor_id", "page_views", "session_duration_seconds", "traffic_source", "user_engaged"}
+
+// dataset is the parsed CSV data, loaded once and shared read-only by every
+// world.
+type dataset struct {
+	base      [nTables]*table
+	analytics *table // read-only; user_engaged is a bool
+	directory *table // raw/email_addresses.csv: one column, email_address
+	// searchText holds, for each base email row (keyed by its first cell),
+	// the lower-cased "subject body sender/recipient" that email search scans.
+	searchText map[*value]string
+	// analyticsFloat is analytics with session_duration_seconds as floats,
+	// what a world sees after analytics_get_average_session_duration without
+	// bounds converted its table (spec section 4.4). Built lazily.
+	analyticsFloatOnce sync.Once
+	analyticsFloat     *table
+}
+
+// loadDataset reads dir/processed/*.csv and dir/raw/email_addresses.csv with
+// pandas read_csv(dtype=str) semantics: every cell a string, an empty field a
+// missing value, white space kept.
+func loadDataset(dir string) (*dataset, error) {
+	d := &dataset{}
+	files := [nTables]string{
+		tCalendar: "calendar_events.csv",
+		tEmails:   "emails.csv",
+		tTasks:    "project_tasks.csv",
+		tCRM:      "customer_relationship_manager_data.csv",
+	}
+	for i, f := range files {
+		if i == tPlots {
+			d.base[i] = &table{cols: tableColumns[tPlots]}
+			continue
+		}
+		t, err := readTable(filepath.Join(dir, "processed", f), tableColumns[i])
+		if err != nil {
+			return nil, err
+		}
+		d.base[i] = t
+	}
+	a, err := readTable(filepath.Join(dir, "processed", "analytics_data.csv"), analyticsColumns)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range a.rows {
+		r[aEngaged] = vBool(isStr(r[aEngaged]) && r[aEngaged].Str == "True")
+	}
+	d.analytics = a
+
+	recs, err := readCSV(filepath.Join(dir, "raw", "email_addresses.csv"))
+	if err != nil {
+		return nil, err
+	}
+	d.directory = &table{cols: []string{"email_address"}}
+	for i, r := range recs {
+		if len(r) != 1 {
+			return nil, fmt.Errorf("raw/email_addresses.csv: want one column, got %d", len(r))
+		}
+		var v value
+		if r[0] != "" {
+			v = vStr(r[0])
+		}
+		d.directory.appendRow([]value{v}, i)
+	}
+	d.searchText = map[*value]string{}
+	for _, r := range d.base[tEmails].rows {
+		d.searchText[&r[0]] = emailSearchText(r)
+	}
+	return d, nil
+}
+
+func readCSV(path string) ([][]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return recs, nil
+}
+
+func readTable(path string, want []string) (*table, error) {
+	recs, err := readCSV(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 || !slices.Equal(recs[0], want) {
+		var got []string
+		if len(recs) > 0 {
+			got = recs[0]
+		}
+		return nil, fmt.Errorf("%s: header %q, want %q", path, got, want)
+	}
+	t := &table{cols: want}
+	for i, rec := range recs[1:] {
+		row := make([]value, len(rec))
+		for c, s := range rec {
+			if s != "" {
+				row[c] = vStr(s)
+			}
+		}
+		t.appendRow(row, i)
+	}
+	return t, nil
+}
+
+// floatAnalytics returns the analytics table with session_duration_seconds
+// converted by astype(float).
+func (d *dataset) floatAnalytics() *table {
+	d.analyticsFloatOnce.Do(func() {
+		t := d.analytics.clone()
+		for i := range t.rows {
+			if f, ok := pyFloatOf(t.rows[i][aDuration]); ok {
+				t.set(i, aDuration, vFloat(f))
+			}
+		}
+		d.analyticsFloat = t
+	})
+	return d.analyticsFloat
+}
+
+// pyFloatOf is float(s) for the numeric strings of the analytics data.
+func pyFloatOf(v value) (float64, bool) {
+	if !isStr(v) {
+		return 0, false
+	}
+	s := pyStrip(v.Str)
+	if n, ok := parseIntLiteral(s); ok {
+		f, _ := new(big.Float).SetInt(n).Float64()
+		return f, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
+}
+
+// world is one rollout's copy of the workplace: the reference's five tool
+// objects with their DataFrames. Its tables start as the shared base tables
+// and are copied on first write. A world is used by one call at a time (mu).
+type world struct {
+	mu     sync.Mutex
+	data   *dataset
+	tables [nTables]*table
+	owned  [nTables]bool
+	// analyticsConverted records the side effect of
+	// analytics_get_average_session_duration without bounds.
+	analyticsConverted bool
+}
+
+// newWorld returns a fresh world: no copying, just references to the base
+// tables.
+func (d *dataset) newWorld() *world {
+	return &world{data: d, tables: d.base}
+}
+
+// get returns table t for reading.
+func (w *world) get(t int) *table { return w.tables[t] }
+
+// mut returns table t for writing, copying it on the first write.
+func (w *world) mut(t int) *table {
+	if !w.owned[t] {
+		w.tables[t] = w.tables[t].clone()
+		w.owned[t] = true
+	}
+	return w.tables[t]
+}
+
+// analytics returns the analytics table as this world sees it.
+func (w *world) analytics() *table {
+	if w.analyticsConverted {
+		return w.data.floatAnalytics()
+	}
+	return w.data.analytics
+}

@@ -1,0 +1,435 @@
+package workplace
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"slices"
+	"strings"
+
+	"github.com/gymkit/gymkit/framework"
+)
+
+// args are one call's keyword arguments: the body's members (nulls dropped on
+// the live path, kept on verify's replay).
+type args map[string]value
+
+// get returns the argument, or def when it was not passed.
+func (a args) get(name string, def value) value {
+	if v, ok := a[name]; ok {
+		return v
+	}
+	return def
+}
+
+// toolFunc runs one tool on a world (its lock held). The result is the
+// reference's return value; an error is an exception escaping the tool.
+type toolFunc func(w *world, a args) (value, error)
+
+// toolDef is one of the 27 tools: its wire name, the Python class and method
+// that implement it in the reference (for TypeError texts), its parameters in
+// signature order, and its implementation.
+type toolDef struct {
+	name   string
+	class  string
+	method string
+	params []string
+	fn     toolFunc
+}
+
+var (
+	toolList   []*toolDef
+	toolByName = map[string]*toolDef{}
+)
+
+func defTool(class, prefix, method string, params []string, fn toolFunc) {
+	t := &toolDef{name: prefix + method, class: class, method: method, params: params, fn: fn}
+	toolList = append(toolList, t)
+	toolByName[t.name] = t
+}
+
+// bind checks the keyword arguments as Python's call binding does: the first
+// offending key in body order names the TypeError. Every parameter has a
+// default; the bound methods also take self.
+func (t *toolDef) bind(body []framework.Member) (args, error) {
+	a := make(args, len(body))
+	for _, m := range body {
+		switch {
+		case m.Key == "self":
+			return nil, typeError(fmt.Sprintf("%s.%s() got multiple values for argument 'self'", t.class, t.method))
+		case !slices.Contains(t.params, m.Key):
+			return nil, typeError(fmt.Sprintf("%s.%s() got an unexpected keyword argument '%s'", t.class, t.method, m.Key))
+		}
+		a[m.Key] = m.Value
+	}
+	return a, nil
+}
+
+// call runs tool name on w with the body's members as keyword arguments,
+// under w's lock. A non-nil error is the exception the reference's
+// dispatcher would catch (an unknown tool is a KeyError).
+func (w *world) call(name string, body []framework.Member) (value, error) {
+	t, ok := toolByName[name]
+	if !ok {
+		return value{}, &pyErr{"KeyError", reprString(name)}
+	}
+	a, err := t.bind(body)
+	if err != nil {
+		return value{}, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return t.fn(w, a)
+}
+
+// --- pandas column helpers ---
+
+// checkStrAccessor is the validation of Series.str: a column whose non-missing
+// values are all numbers, or all bools, has no .str accessor.
+func checkStrAccessor(k col) error {
+	nums, bools, other := 0, 0, 0
+	for i := range k.len() {
+		v := k.at(i)
+		switch {
+		case isMissing(v):
+		case v.Kind == framework.KindNumber:
+			nums++
+		case v.Kind == framework.KindBool:
+			bools++
+		default:
+			other++
+		}
+	}
+	if other == 0 && (nums > 0) != (bools > 0) {
+		return attributeError("Can only use .str accessor with string values!")
+	}
+	return nil
+}
+
+// na is a three-valued mask entry.
+type na uint8
+
+const (
+	naFalse na = iota
+	naTrue
+	naMissing
+)
+
+// strContains is Series.str.contains(pattern, case=False): a regex search per
+// cell; missing and non-string cells give NA.
+func strContains(k col, pattern value) ([]na, error) {
+	if err := checkStrAccessor(k); err != nil {
+		return nil, err
+	}
+	if !isStr(pattern) {
+		return nil, typeError("first argument must be string or compiled pattern")
+	}
+	re, err := compilePython(pattern.Str, reIgnoreCase)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]na, k.len())
+	for i := range out {
+		v := k.at(i)
+		if !isStr(v) {
+			out[i] = naMissing
+			continue
+		}
+		ok, err := re.search(v.Str)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[i] = naTrue
+		}
+	}
+	return out, nil
+}
+
+// boolMask turns a contains result into a boolean indexer, as df[mask] needs:
+// any NA raises.
+func boolMask(m []na) ([]bool, error) {
+	out := make([]bool, len(m))
+	for i, x := range m {
+		if x == naMissing {
+			return nil, valueError("Cannot mask with non-boolean array containing NA / NaN values")
+		}
+		out[i] = x == naTrue
+	}
+	return out, nil
+}
+
+// eqMask is Series == v (object dtype): Python == per cell; a list must have
+// the column's length.
+func eqMask(k col, v value) ([]bool, error) {
+	out := make([]bool, k.len())
+	if v.Kind == framework.KindArray {
+		if len(v.Items) != k.len() {
+			return nil, valueError(fmt.Sprintf("('Lengths must match to compare', (%d,), (%d,))", k.len(), len(v.Items)))
+		}
+		for i := range out {
+			out[i] = pyEq(k.at(i), v.Items[i])
+		}
+		return out, nil
+	}
+	for i := range out {
+		out[i] = pyEq(k.at(i), v)
+	}
+	return out, nil
+}
+
+// inValues is `v in series.values` (numpy: (arr == v).any()).
+func inValues(k col, v value) bool {
+	if v.Kind == framework.KindArray || v.Kind == framework.KindObject {
+		return false
+	}
+	for i := range k.len() {
+		if pyEq(k.at(i), v) {
+			return true
+		}
+	}
+	return false
+}
+
+// cmpMask is Series <op> bound for object dtype (pandas' scalar_compare):
+// missing cells give False; an incomparable pair raises TypeError.
+func cmpMask(k col, op string, bound value) ([]bool, error) {
+	if bound.Kind == framework.KindArray && len(bound.Items) != k.len() {
+		return nil, valueError(fmt.Sprintf("('Lengths must match to compare', (%d,), (%d,))", k.len(), len(bound.Items)))
+	}
+	out := make([]bool, k.len())
+	for i := range out {
+		c := k.at(i)
+		if isMissing(c) {
+			continue
+		}
+		b := bound
+		if bound.Kind == framework.KindArray {
+			b = bound.Items[i]
+		}
+		ok, err := pyOrder(c, op, b)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = ok
+	}
+	return out, nil
+}
+
+// objectMax is Series.max() of an object column (numpy's maximum.reduce with
+// `>=`, missing cells replaced by -inf); ok is false for an empty column
+// (NaN).
+func objectMax(k col) (value, bool, error) {
+	if k.len() == 0 {
+		return value{}, false, nil
+	}
+	fill := func(v value) value {
+		if isMissing(v) {
+			return vFloat(math.Inf(-1))
+		}
+		return v
+	}
+	acc := fill(k.at(0))
+	for i := 1; i < k.len(); i++ {
+		v := fill(k.at(i))
+		ge, err := pyOrder(acc, ">=", v)
+		if err != nil {
+			return value{}, false, err
+		}
+		if !ge {
+			acc = v
+		}
+	}
+	return acc, true, nil
+}
+
+// nextID is str(int(column.max()) + 1), zero-padded to 8 when pad is set.
+func nextID(k col, pad bool) (string, error) {
+	mx, ok, err := objectMax(k)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", valueError("cannot convert float NaN to integer")
+	}
+	n, err := pyInt(mx)
+	if err != nil {
+		return "", err
+	}
+	s := new(big.Int).Add(n, big.NewInt(1)).String()
+	if pad {
+		s = zfill8(s)
+	}
+	return s, nil
+}
+
+// lowerColumn is Series.str.lower(): missing and non-string cells become
+// missing.
+func lowerColumn(k col) ([]value, error) {
+	if err := checkStrAccessor(k); err != nil {
+		return nil, err
+	}
+	out := make([]value, k.len())
+	for i := range out {
+		if v := k.at(i); isStr(v) {
+			out[i] = vStr(pyLower(v.Str))
+		}
+	}
+	return out, nil
+}
+
+// rowsWhere returns the indexes of rows (among idx) for which keep is true.
+func rowsWhere(idx []int, keep []bool) []int {
+	var out []int
+	for k, i := range idx {
+		if keep[k] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func allRows(t *table) []int {
+	idx := make([]int, len(t.rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+func records(t *table, idx []int) value {
+	items := make([]value, len(idx))
+	for k, i := range idx {
+		items[k] = t.record(i)
+	}
+	return vList(items)
+}
+
+// --- pagination (spec section 3.5) ---
+
+type pagination struct {
+	page       value // the clamped page, as echoed
+	totalPages value
+	start, end num
+}
+
+// paginate runs the reference's arithmetic:
+//
+//	total_pages = (total + page_size - 1) // page_size
+//	page = max(1, min(page, total_pages)) if total_pages > 0 else 1
+//	start = (page - 1) * page_size; end = min(start + page_size, total)
+func paginate(total int, page, pageSize value) (pagination, error) {
+	var pg pagination
+	ps, ok := toNum(pageSize)
+	if !ok {
+		return pg, typeError("unsupported operand type(s) for +: 'int' and '" + typeName(pageSize) + "'")
+	}
+	t1, err := arith(intNum(total), '+', ps)
+	if err != nil {
+		return pg, err
+	}
+	t2, err := arith(t1, '-', intNum(1))
+	if err != nil {
+		return pg, err
+	}
+	tp, err := arith(t2, '/', ps)
+	if err != nil {
+		return pg, err
+	}
+	pg.totalPages = tp.value()
+	p := vInt(1)
+	if c, ok := tp.cmp(intNum(0)); ok && c > 0 {
+		m := page
+		lt, err := pyOrder(tp.value(), "<", page)
+		if err != nil {
+			return pg, err
+		}
+		if lt {
+			m = tp.value()
+		}
+		gt, err := pyOrder(m, ">", vInt(1))
+		if err != nil {
+			return pg, err
+		}
+		if gt {
+			p = m
+		}
+	}
+	pg.page = p
+	pn, ok := toNum(p)
+	if !ok {
+		return pg, typeError("unsupported operand type(s) for -: '" + typeName(p) + "' and 'int'")
+	}
+	pm1, err := arith(pn, '-', intNum(1))
+	if err != nil {
+		return pg, err
+	}
+	if pg.start, err = arith(pm1, '*', ps); err != nil {
+		return pg, err
+	}
+	se, err := arith(pg.start, '+', ps)
+	if err != nil {
+		return pg, err
+	}
+	pg.end = se
+	if c, ok := intNum(total).cmp(se); ok && c < 0 {
+		pg.end = intNum(total)
+	}
+	return pg, nil
+}
+
+// slice returns list[start:end] bounds for a list of length n.
+func (pg pagination) slice(n int) (int, int, error) {
+	if !pg.start.isInt() || !pg.end.isInt() {
+		return 0, 0, typeError("slice indices must be integers or None or have an __index__ method")
+	}
+	norm := func(x *big.Int) int {
+		v := new(big.Int).Set(x)
+		if v.Sign() < 0 {
+			v.Add(v, big.NewInt(int64(n)))
+			if v.Sign() < 0 {
+				return 0
+			}
+		}
+		if v.Cmp(big.NewInt(int64(n))) > 0 {
+			return n
+		}
+		return int(v.Int64())
+	}
+	lo, hi := norm(pg.start.i), norm(pg.end.i)
+	if hi < lo {
+		hi = lo
+	}
+	return lo, hi, nil
+}
+
+// pageObject builds {"<items>": [...], "pagination": {...}}.
+func pageObject(itemsKey string, items value, totalKey string, total int, pg pagination, pageSize value) value {
+	var p object
+	p.add(totalKey, vInt(total))
+	p.add("page", pg.page)
+	p.add("page_size", pageSize)
+	p.add("total_pages", pg.totalPages)
+	var o object
+	o.add(itemsKey, items)
+	o.add("pagination", p.value())
+	return o.value()
+}
+
+// validEventID is isinstance(x, str) and len(x) == 8 and x.isdigit().
+func validEventID(v value) bool {
+	if !isStr(v) {
+		return false
+	}
+	n := 0
+	for _, r := range v.Str {
+		if !isPyDigit(r) {
+			return false
+		}
+		n++
+	}
+	return n == 8
+}
+
+// joinNames joins names for the reference's messages.
+func joinNames(names []string) string { return strings.Join(names, ", ") }

@@ -42,6 +42,11 @@ func (d *Door) AfterSeed(ctx context.Context, body framework.Value, result []byt
 	if sid == "" {
 		return nil, errors.New("mcpexpose: /seed_session ran without a rollout session (the session middleware is missing)")
 	}
+	// The rollout may run on the token alone until /verify brings the cookie
+	// back: keep the session for its full lifetime now.
+	if err := session.Keep(ctx); err != nil {
+		return nil, err
+	}
 	var tools []string
 	if d.filter != nil {
 		raw, err := framework.MarshalJSON(body, framework.JSONPydantic)

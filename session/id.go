@@ -119,3 +119,26 @@ func quote(s string) string {
 	}
 	return strconv.Quote(s)
 }
+
+// Keep makes the request's session last its full lifetime
+// ([Options.Lifetime]) even if no state is ever written under it with
+// [Update]: a new session is otherwise kept only provisionally (about an
+// hour) until its cookie comes back. Call it from a seed that keeps the
+// rollout's state outside the state store (in process memory keyed by [ID]),
+// when the rollout may go on longer than that before the cookie returns (its
+// tool calls arriving over MCP with the token, say). The MCP door calls it
+// when it mints a session token.
+//
+// Keep returns [ErrNoSession] if ctx carries no session, or the store's
+// error. It is safe for concurrent use, and does nothing for a session that
+// is already kept.
+func Keep(ctx context.Context) error {
+	s := scopeFrom(ctx)
+	if s == nil {
+		return ErrNoSession
+	}
+	if s.fresh != nil {
+		return s.fresh.save(ctx)
+	}
+	return nil
+}

@@ -223,6 +223,11 @@ func (s *Workplace) seed(ctx context.Context, _ seedRequest) (struct{}, error) {
 	if id == "" {
 		return struct{}{}, errors.New("no rollout session in the request context")
 	}
+	// The world lives in process memory keyed by the id, not in the state
+	// store: keep the session for its full lifetime (session.Keep).
+	if err := session.Keep(ctx); err != nil {
+		return struct{}{}, err
+	}
 	s.worlds.put(id, s.data.newWorld())
 	return struct{}{}, nil
 }

@@ -43,3 +43,13 @@ func PythonTypeName(v Value) string {
 	}
 	return "dict"
 }
+
+// PythonRepr returns Python's repr() of the json.loads result of v, e.g.
+// {'a': [1, 2.5, True, None], 'b': 'it\'s'} is written
+// {'a': [1, 2.5, True, None], 'b': "it's"}: dicts and lists as Python prints
+// them, strings quoted as repr quotes them, floats in repr form, nan and inf.
+func PythonRepr(v Value) string { return pyjson.Repr(v) }
+
+// PythonReprString returns Python's repr() of a str: single quotes unless
+// the text holds a single quote and no double quote, with repr's escapes.
+func PythonReprString(s string) string { return pyjson.ReprString(s) }

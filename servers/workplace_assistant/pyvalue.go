@@ -114,20 +114,11 @@ func truthy(v value) bool {
 	return len(v.Members) > 0
 }
 
-// pyRepr is Python's repr(v) (the framework's renderer, reached through the
-// detail text of an *Error, which is repr for non-string details).
-func pyRepr(v value) string {
-	if v.Kind == framework.KindString {
-		return reprString(v.Str)
-	}
-	return strings.TrimPrefix((&framework.Error{Status: 500, Detail: v}).Error(), "HTTP 500: ")
-}
+// pyRepr is Python's repr(v).
+func pyRepr(v value) string { return framework.PythonRepr(v) }
 
 // reprString is Python's repr of a str.
-func reprString(s string) string {
-	r := framework.PythonError("", s).Error() // "(" + repr + ")"
-	return r[1 : len(r)-1]
-}
+func reprString(s string) string { return framework.PythonReprString(s) }
 
 // pyStr is Python's str(v) (and f"{v}").
 func pyStr(v value) string {

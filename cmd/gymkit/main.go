@@ -2,6 +2,7 @@
 // Gym's agents call during a rollout.
 //
 //	gymkit serve --config FILE [--config FILE ...] [flags] [key=value ...]
+//	gymkit rollout --config FILE --input ROWS.jsonl --output RESULTS.jsonl [--door http|mcp] [flags] [key=value ...]
 //	gymkit help [command]
 //
 // gymkit serve loads the YAML configuration (NeMo Gym's layout; see
@@ -10,9 +11,16 @@
 // ("<instance> http://<host>:<port>") and drains on SIGINT or SIGTERM. Run
 // "gymkit serve --help" for the flags and the override syntax.
 //
-// Exit status: 0 after a clean shutdown or help; 1 when an instance fails to
-// build, bind or serve, or the drain times out; 2 for a usage or
-// configuration error (every problem is listed and nothing is bound).
+// gymkit rollout replays dataset rows (recorded trajectories or ground-truth
+// calls) through an instance's HTTP or MCP door, verifies each rollout and
+// writes NeMo Gym's collector files (results, failures sidecar, aggregate
+// metrics). Run "gymkit rollout --help".
+//
+// Exit status of serve: 0 after a clean shutdown or help; 1 when an instance
+// fails to build, bind or serve, or the drain times out; 2 for a usage or
+// configuration error (every problem is listed and nothing is bound). Of
+// rollout: 0 when every rollout succeeded, 1 when any failed (the files are
+// written all the same), 2 for a usage, configuration or input error.
 //
 // The binary includes every environment of servers/all.
 package main
@@ -43,9 +51,8 @@ type command struct {
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
-// commands are the subcommands in the order of the help text. (rollout
-// comes next.)
-var commands = []*command{serveCommand}
+// commands are the subcommands in the order of the help text.
+var commands = []*command{serveCommand, rolloutCommand}
 
 const mainUsage = `gymkit runs gymkit resources servers: the HTTP servers that NeMo Gym's agents call
 during a rollout (seed_session, tools, verify, aggregate_metrics).

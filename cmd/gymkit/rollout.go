@@ -1,0 +1,348 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/gymkit/gymkit/config"
+	rl "github.com/gymkit/gymkit/rollout"
+)
+
+// The rollout command joins the command list here, after serve.
+var rolloutCommand = &command{
+	name:    "rollout",
+	summary: "replay dataset rows through an instance and write NeMo's rollout files",
+	usage:   rolloutUsage,
+	run:     runRollout,
+}
+
+const rolloutUsage = `Usage: gymkit rollout --config FILE --input ROWS.jsonl --output RESULTS.jsonl [flags] [key=value ...]
+
+Replay dataset rows against a resources-server instance, without a model, and write
+what NeMo Gym's rollout collector (gym eval run / ng_collect_rollouts) writes.
+
+For each row and repeat: POST /seed_session with the row (with _ng_task_index,
+_ng_rollout_index and agent_ref, as NeMo's agents send it); replay the row's function
+calls in order through the chosen door; then POST /verify with the row and a
+Responses API "response" holding the calls, their outputs as the server returned
+them, and the row's final assistant message. The calls are the function_call items
+of the row's response.output (a recorded rollout), else its ground_truth list of
+{"name", "arguments"}.
+
+Doors:
+  http   POST /<tool> with the rollout's cookie, as simple_agent does; the output is
+         the raw answer, whatever its status.
+  mcp    MCP tools/call at the seed's mcp url_path with its session token, as
+         claude_code_agent does; calls are recorded as mcp__<server_name>__<tool> and
+         the output is the result's text. Needs expose_tools_over_mcp: true.
+
+A tool's error answer is an output. A rollout fails only when the seed or verify
+answer is not a 2xx JSON object or a request cannot be made; it is then written to
+the failures file, and the run goes on.
+
+Files (beside --output, named from its stem):
+  RESULTS.jsonl                         one line per successful rollout, in completion order
+  RESULTS_materialized_inputs.jsonl     the rows as sent, task-major
+  RESULTS_failures.jsonl                failed rollouts (appended to; created even if empty)
+  RESULTS_aggregate_metrics.json        one POST /aggregate_metrics over the results
+
+Instance:
+  By default gymkit starts the configured instance in process on a free loopback
+  port (its host and port are not used). --url targets a running instance instead;
+  --config is then optional and only names the instance. Config files and key=value
+  overrides work as for gymkit serve (see gymkit serve --help).
+
+Flags:
+  -c, --config FILE         a config file to merge; repeatable
+  -i, --input FILE          the rows (JSONL); required
+  -o, --output FILE         the results file (JSONL); required
+      --door DOOR           http or mcp (default http)
+      --instance NAME       the instance, when the configuration has several
+      --url URL             the base URL of a running instance (http://127.0.0.1:8000)
+      --concurrency N       rollouts at once (default 8)
+      --limit N             use only the first N rows (default: all)
+      --num-repeats N       rollouts per row, task-major: abc -> aabbcc (default 1)
+      --agent-name NAME     agent_ref name of rows without one (default
+                            <instance>_simple_agent, or <instance>_claude_code_agent
+                            with --door mcp)
+      --log-format FORMAT   the in-process instance's logs on stderr: text or json
+      --log-level LEVEL     debug, info, warn or error (default error)
+  -h, --help                show this help
+
+Examples:
+  gymkit rollout --config servers/example_mcp_weather/configs/example_mcp_weather.yaml \
+      --input rows.jsonl --output /tmp/weather.jsonl --door mcp
+
+  gymkit rollout --url http://127.0.0.1:8000 --input rows.jsonl --output /tmp/out.jsonl \
+      --num-repeats 4 --concurrency 16
+
+Progress: a progress bar on stderr when it is a terminal; otherwise the collector's
+"Finished N / M rollouts" lines on stdout.
+
+Exit status: 0 when every rollout succeeded; 1 when any failed (every file is still
+written), the aggregate metrics could not be computed, or the instance failed to
+build; 2 for a usage, configuration or input error (nothing was run).
+`
+
+// rolloutArgs are gymkit rollout's parsed arguments.
+type rolloutArgs struct {
+	files       []string
+	overrides   []string
+	input       string
+	output      string
+	door        rl.Door
+	instance    string
+	url         string
+	concurrency int
+	limit       int
+	numRepeats  int
+	agentName   string
+	logFormat   string
+	logLevel    slog.Level
+}
+
+// parseRolloutArgs reads gymkit rollout's arguments with gymkit serve's
+// conventions: flags and key=value overrides interleaved, one or two dashes,
+// a value inline after "=" or in the next argument, every argument after
+// "--" an override.
+func parseRolloutArgs(args []string) (rolloutArgs, error) {
+	a := rolloutArgs{door: rl.DoorHTTP, logFormat: "text", logLevel: slog.LevelError}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			for _, o := range args[i+1:] {
+				if !strings.Contains(o, "=") {
+					return a, fmt.Errorf("argument %q after --: overrides have the form key=value", o)
+				}
+				a.overrides = append(a.overrides, o)
+			}
+			break
+		}
+		if !strings.HasPrefix(arg, "-") || arg == "-" {
+			if !strings.Contains(arg, "=") && !strings.HasPrefix(arg, "~") {
+				hint := "rows are given with --input FILE, config files with --config FILE, overrides have the form key=value"
+				switch filepath.Ext(arg) {
+				case ".yaml", ".yml":
+					hint = "did you mean --config " + arg + "?"
+				case ".jsonl":
+					hint = "did you mean --input " + arg + "?"
+				}
+				return a, fmt.Errorf("unexpected argument %q: %s", arg, hint)
+			}
+			a.overrides = append(a.overrides, arg)
+			continue
+		}
+
+		flagName, value, hasValue := strings.Cut(arg, "=")
+		name := strings.TrimPrefix(strings.TrimPrefix(flagName, "-"), "-")
+		if name == "h" || name == "help" {
+			if hasValue {
+				return a, fmt.Errorf("flag %s takes no value", flagName)
+			}
+			return a, errHelp
+		}
+		if !knownRolloutFlag(name) {
+			return a, fmt.Errorf("unknown flag %s", flagName)
+		}
+		if !hasValue {
+			if i+1 == len(args) {
+				return a, fmt.Errorf("flag %s needs a value", flagName)
+			}
+			i++
+			value = args[i]
+		}
+		positive := func(zeroOK bool) (int, error) {
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 0 || (n == 0 && !zeroOK) {
+				return 0, fmt.Errorf("flag %s: %q is not a positive integer", flagName, value)
+			}
+			return n, nil
+		}
+		var err error
+		switch name {
+		case "c", "config":
+			if value == "" {
+				return a, fmt.Errorf("flag %s needs a file name", flagName)
+			}
+			a.files = append(a.files, value)
+		case "i", "input":
+			a.input = value
+		case "o", "output":
+			a.output = value
+		case "door":
+			if value != string(rl.DoorHTTP) && value != string(rl.DoorMCP) {
+				return a, fmt.Errorf("flag %s: %q is not a door: http or mcp", flagName, value)
+			}
+			a.door = rl.Door(value)
+		case "instance":
+			a.instance = value
+		case "url":
+			if !strings.HasPrefix(value, "http://") && !strings.HasPrefix(value, "https://") {
+				return a, fmt.Errorf("flag %s: %q is not an http:// or https:// URL", flagName, value)
+			}
+			a.url = value
+		case "concurrency":
+			a.concurrency, err = positive(false)
+		case "limit":
+			a.limit, err = positive(true)
+		case "num-repeats":
+			a.numRepeats, err = positive(false)
+		case "agent-name":
+			a.agentName = value
+		case "log-format":
+			if value != "text" && value != "json" {
+				return a, fmt.Errorf("flag %s: %q is not a log format: text or json", flagName, value)
+			}
+			a.logFormat = value
+		case "log-level":
+			if err := a.logLevel.UnmarshalText([]byte(value)); err != nil {
+				return a, fmt.Errorf("flag %s: %q is not a level: debug, info, warn or error", flagName, value)
+			}
+		}
+		if err != nil {
+			return a, err
+		}
+	}
+	switch {
+	case a.input == "":
+		return a, errors.New("--input FILE is required")
+	case a.output == "":
+		return a, errors.New("--output FILE is required")
+	case len(a.files) == 0 && a.url == "":
+		return a, errors.New("--config FILE is required (or --url URL of a running instance)")
+	case a.url != "" && len(a.overrides) > 0 && len(a.files) == 0:
+		return a, errors.New("key=value overrides need --config FILE")
+	}
+	return a, nil
+}
+
+func knownRolloutFlag(name string) bool {
+	switch name {
+	case "c", "config", "i", "input", "o", "output", "door", "instance", "url", "concurrency", "limit",
+		"num-repeats", "agent-name", "log-format", "log-level":
+		return true
+	}
+	return false
+}
+
+// runRollout is gymkit rollout.
+func runRollout(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a, err := parseRolloutArgs(args)
+	if errors.Is(err, errHelp) {
+		fmt.Fprint(stdout, rolloutUsage)
+		return exitOK
+	}
+	if err != nil {
+		synopsis, _, _ := strings.Cut(rolloutUsage, "\n")
+		fmt.Fprintf(stderr, "gymkit rollout: %v\n%s\nRun \"gymkit rollout --help\" for the flags.\n", err, synopsis)
+		return exitUsage
+	}
+	hopts := &slog.HandlerOptions{Level: a.logLevel}
+	var handler slog.Handler = slog.NewTextHandler(stderr, hopts)
+	if a.logFormat == "json" {
+		handler = slog.NewJSONHandler(stderr, hopts)
+	}
+	logger := slog.New(handler)
+	fail := func(code int, format string, args ...any) int {
+		fmt.Fprintf(stderr, "gymkit rollout: "+format+"\n", args...)
+		return code
+	}
+	configError := func(err error) int {
+		var problems config.Problems
+		var usage *rl.UsageError
+		if errors.As(err, &problems) || errors.As(err, &usage) {
+			return fail(exitUsage, "%v", err)
+		}
+		return fail(exitError, "%v", err)
+	}
+
+	eopts := rl.EmbedOptions{Files: a.files, Overrides: a.overrides, Instance: a.instance, Logger: logger}
+	base, instance := a.url, ""
+	if a.url != "" {
+		if len(a.files) > 0 {
+			_, ci, err := rl.SelectInstance(eopts)
+			if err != nil {
+				return configError(err)
+			}
+			instance = ci.Name
+		}
+	} else {
+		e, err := rl.Start(ctx, eopts)
+		if err != nil {
+			return configError(err)
+		}
+		defer e.Close()
+		if a.door == rl.DoorMCP && !e.Instance.Config.ExposeToolsOverMCP {
+			return fail(exitUsage, "--door mcp: instance %q does not serve MCP; set expose_tools_over_mcp: true (override: %s.expose_tools_over_mcp=true)",
+				e.Instance.Name, e.Instance.Config.Path())
+		}
+		base, instance = e.URL, e.Instance.Name
+		fmt.Fprintf(stderr, "gymkit rollout: instance %s (%s) serving in process at %s\n", instance, e.Instance.ServerType, base)
+	}
+
+	var progress rl.Progress
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		progress = rl.NewProgressBar(stderr)
+	}
+	sum, err := rl.Run(ctx, rl.Options{
+		Input: a.input, Output: a.output, URL: base, Door: a.door, Instance: instance, AgentName: a.agentName,
+		Concurrency: a.concurrency, Limit: a.limit, NumRepeats: a.numRepeats,
+		Stdout: stdout, Progress: progress,
+	})
+	var inputErr *rl.InputError
+	if errors.As(err, &inputErr) {
+		return fail(exitUsage, "%v", err)
+	}
+	if sum == nil {
+		return fail(exitError, "%v", err)
+	}
+	printSummary(stdout, stderr, sum, a.door, instance)
+	if err != nil {
+		return fail(exitError, "%v", err)
+	}
+	if sum.Failed > 0 || sum.NotRun > 0 {
+		return exitError
+	}
+	return exitOK
+}
+
+// printSummary writes gymkit's one-line summary on stdout and the first
+// failures on stderr.
+func printSummary(stdout, stderr io.Writer, sum *rl.Summary, door rl.Door, instance string) {
+	of := ""
+	if instance != "" {
+		of = " of " + instance
+	}
+	line := fmt.Sprintf("gymkit rollout: %d rollouts through the %s door%s: %d succeeded, %d failed", sum.Total, door, of, sum.Succeeded, sum.Failed)
+	if len(sum.ByClass) > 0 {
+		var parts []string
+		for _, class := range slices.Sorted(maps.Keys(sum.ByClass)) {
+			parts = append(parts, fmt.Sprintf("%s: %d", class, sum.ByClass[class]))
+		}
+		line += " (" + strings.Join(parts, ", ") + ")"
+	}
+	if sum.NotRun > 0 {
+		line += fmt.Sprintf(", %d not run", sum.NotRun)
+	}
+	fmt.Fprintln(stdout, line)
+	if sum.Failed > 0 {
+		fmt.Fprintf(stderr, "gymkit rollout: %d rollouts failed; they are in %s:\n", sum.Failed, sum.Paths.Failures)
+		for _, f := range sum.Failures {
+			fmt.Fprintf(stderr, "  task %s rollout %s: %s: %s\n", f.TaskIndex, f.RolloutIndex, f.Class, f.Error)
+		}
+		if n := sum.Failed - len(sum.Failures); n > 0 {
+			fmt.Fprintf(stderr, "  ... and %d more\n", n)
+		}
+	}
+}

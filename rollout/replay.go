@@ -1,0 +1,479 @@
+package rollout
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/mcpexpose"
+)
+
+// The _ng_failure_class values of gymkit's own failures (a verify answer may
+// carry its own, such as "judge_failed"). Each failure row also has
+// "reward": 0.0 and "_ng_failure_error" with the reason.
+const (
+	// FailureSeed: /seed_session answered a non-2xx status or something that
+	// is not a JSON object, or (--door mcp) its answer has no usable "mcp"
+	// key (server_name and the session token).
+	FailureSeed = "seed_failed"
+	// FailureVerify: /verify answered a non-2xx status or something that is
+	// not a JSON object.
+	FailureVerify = "verify_failed"
+	// FailureTransport: a request could not be made or answered (connection
+	// refused or reset, an MCP transport or protocol failure).
+	FailureTransport = "transport"
+)
+
+// keyFailureError carries the reason of a gymkit failure (NeMo's judge
+// fail-safe names its reason _ng_failure_judge_error).
+const keyFailureError = "_ng_failure_error"
+
+// Door is how the tool calls reach the instance.
+type Door string
+
+const (
+	// DoorHTTP calls each tool with POST /<tool> and the rollout's cookie, as
+	// NeMo's simple_agent does.
+	DoorHTTP Door = "http"
+	// DoorMCP calls each tool with MCP tools/call at the seed's url_path,
+	// with the seed's session token, as claude_code_agent does; calls are
+	// recorded as mcp__<server_name>__<tool>.
+	DoorMCP Door = "mcp"
+)
+
+// call is one tool call to replay.
+type call struct {
+	name string // as recorded (may carry an mcp__<server>__ prefix)
+	args string // the arguments' JSON text
+}
+
+// plan is what a row replays: its calls and the final assistant message.
+type plan struct {
+	calls []call
+	final *framework.Value // the recorded final assistant message item, if any
+}
+
+// planOf reads a row's calls: the function_call items of a recorded
+// response.output (with its last assistant message), else the
+// ground_truth list of {name, arguments}. Arguments that are not a string
+// are replayed as their JSON text.
+func planOf(row framework.Value) plan {
+	var p plan
+	if resp, ok := row.Get(keyResponse); ok {
+		if out, ok := resp.Get("output"); ok && out.Kind == framework.KindArray {
+			for i, it := range out.Items {
+				typ, _ := it.Get("type")
+				switch typ.Str {
+				case "function_call":
+					name, _ := it.Get("name")
+					args, _ := it.Get("arguments")
+					p.calls = append(p.calls, call{name: name.Str, args: argsText(args)})
+				case "message":
+					if role, _ := it.Get("role"); role.Str == "assistant" {
+						p.final = &out.Items[i]
+					}
+				}
+			}
+			return p
+		}
+	}
+	gt, _ := row.Get("ground_truth")
+	for _, it := range gt.Items {
+		name, ok := it.Get("name")
+		if !ok || name.Kind != framework.KindString {
+			continue
+		}
+		args, _ := it.Get("arguments")
+		p.calls = append(p.calls, call{name: name.Str, args: argsText(args)})
+	}
+	return p
+}
+
+func argsText(v framework.Value) string {
+	if v.Kind == framework.KindString {
+		return v.Str
+	}
+	return text(v)
+}
+
+// bareName strips an mcp__<server>__ prefix: the instance's own when it has
+// it, else the first namespace of any mcp__ name (a trajectory recorded
+// against an instance of another name).
+func bareName(name, server string) string {
+	if server != "" {
+		if n := mcpexpose.NormalizeToolName(name, server); n != name {
+			return n
+		}
+	}
+	return mcpexpose.NormalizeToolName(name, "")
+}
+
+// failure is a row that did not complete: seed or verify failed or the
+// transport broke.
+type failure struct {
+	class string
+	err   string
+}
+
+func (f *failure) Error() string { return f.class + ": " + f.err }
+
+// client runs rollouts against one instance.
+type client struct {
+	base   string // base URL without a trailing "/"
+	door   Door
+	server string // the instance name when known (MCP prefix normalization)
+	http   *http.Client
+	mcp    *mcp.Client
+	now    func() time.Time
+}
+
+// rolloutOutcome is the result of one rollout.
+type rolloutOutcome struct {
+	verified framework.Value // the verify answer (nil Kind on failure)
+	failed   *failure
+	body     framework.Value // the verify body (or what there was of it), for failure rows
+}
+
+// run replays one materialized row: seed, the calls through the door, verify.
+func (c *client) run(ctx context.Context, pos int, row framework.Value) rolloutOutcome {
+	p := planOf(row)
+	resp := c.response(pos, row)
+	body := clone(row)
+	outcome := func(f *failure) rolloutOutcome {
+		set(&body, keyResponse, resp)
+		return rolloutOutcome{failed: f, body: body}
+	}
+
+	seedBody, err := compact(row)
+	if err != nil {
+		return outcome(&failure{FailureSeed, "encoding the row: " + err.Error()})
+	}
+	jar := &cookies{}
+	status, seedAnswer, err := c.post(ctx, jar, "/seed_session", seedBody)
+	if err != nil {
+		return outcome(&failure{FailureTransport, err.Error()})
+	}
+	if status/100 != 2 {
+		return outcome(&failure{FailureSeed, httpError(status, "/seed_session", seedAnswer)})
+	}
+	seed, err := framework.ParseJSON(seedAnswer)
+	if err != nil || seed.Kind != framework.KindObject {
+		return outcome(&failure{FailureSeed, "the answer of POST /seed_session is not a JSON object: " + clip(seedAnswer)})
+	}
+
+	var door toolDoor
+	switch c.door {
+	case DoorMCP:
+		d, f := c.mcpDoor(ctx, seed)
+		if f != nil {
+			return outcome(f)
+		}
+		defer d.close()
+		door = d
+	default:
+		door = &httpDoor{c: c, jar: jar}
+	}
+
+	var items []framework.Value
+	for i, cl := range p.calls {
+		n := strconv.Itoa(i + 1)
+		callID := "call_" + n
+		bare := bareName(cl.name, door.serverName(c.server))
+		items = append(items, framework.ObjectValue(
+			framework.Member{Key: "type", Value: framework.StringValue("function_call")},
+			framework.Member{Key: "name", Value: framework.StringValue(door.emitted(bare))},
+			framework.Member{Key: "arguments", Value: framework.StringValue(cl.args)},
+			framework.Member{Key: "call_id", Value: framework.StringValue(callID)},
+			framework.Member{Key: "id", Value: framework.StringValue("fc_gymkit_" + strconv.Itoa(pos) + "_" + n)},
+			framework.Member{Key: "status", Value: framework.StringValue("completed")},
+		))
+		var output string
+		args, perr := framework.ParseJSON([]byte(cl.args))
+		if perr != nil {
+			// simple_agent: json.dumps({"error": f"Invalid tool call arguments: {e!r}"}), no call.
+			msg := framework.ObjectValue(framework.Member{Key: "error", Value: framework.StringValue(
+				"Invalid tool call arguments: " + framework.PythonError(pyExceptionName(perr), perr.Error()).Error())})
+			b, _ := framework.MarshalJSON(msg, framework.JSONPythonDumps)
+			output = string(b)
+		} else {
+			out, err := door.call(ctx, bare, args)
+			if err != nil {
+				setOutput(&resp, items)
+				return outcome(&failure{FailureTransport, fmt.Sprintf("tool call %s: %v", bare, err)})
+			}
+			output = out
+		}
+		items = append(items, framework.ObjectValue(
+			framework.Member{Key: "type", Value: framework.StringValue("function_call_output")},
+			framework.Member{Key: "call_id", Value: framework.StringValue(callID)},
+			framework.Member{Key: "output", Value: framework.StringValue(output)},
+		))
+	}
+	if p.final != nil {
+		items = append(items, *p.final)
+	}
+	setOutput(&resp, items)
+	set(&body, keyResponse, resp)
+
+	verifyBody, err := compact(body)
+	if err != nil {
+		return rolloutOutcome{failed: &failure{FailureVerify, "encoding the verify body: " + err.Error()}, body: body}
+	}
+	status, answer, err := c.post(ctx, jar, "/verify", verifyBody)
+	if err != nil {
+		return rolloutOutcome{failed: &failure{FailureTransport, err.Error()}, body: body}
+	}
+	if status/100 != 2 {
+		return rolloutOutcome{failed: &failure{FailureVerify, httpError(status, "/verify", answer)}, body: body}
+	}
+	v, err := framework.ParseJSON(answer)
+	if err != nil || v.Kind != framework.KindObject {
+		return rolloutOutcome{failed: &failure{FailureVerify, "the answer of POST /verify is not a JSON object: " + clip(answer)}, body: body}
+	}
+	return rolloutOutcome{verified: v, body: body}
+}
+
+// pyExceptionName is the Python class of a json.loads failure.
+func pyExceptionName(err error) string {
+	var se *framework.JSONSyntaxError
+	switch {
+	case errors.As(err, &se):
+		return "JSONDecodeError"
+	case errors.Is(err, framework.ErrJSONTooDeep):
+		return "RecursionError"
+	}
+	return "ValueError"
+}
+
+// response is the Responses API object of a rollout, without output yet:
+// id, created_at, model (the row's, else "gymkit-rollout"), object, output,
+// parallel_tool_calls, tool_choice and tools (from responses_create_params,
+// with NeMo's defaults).
+func (c *client) response(pos int, row framework.Value) framework.Value {
+	rcp, _ := row.Get(keyRCP)
+	model := framework.StringValue("gymkit-rollout")
+	if m, ok := rcp.Get("model"); ok && m.Kind == framework.KindString {
+		model = m
+	} else if rec, ok := row.Get(keyResponse); ok {
+		if m, ok := rec.Get("model"); ok && m.Kind == framework.KindString {
+			model = m
+		}
+	}
+	ptc, ok := rcp.Get("parallel_tool_calls")
+	if !ok || ptc.Kind != framework.KindBool {
+		ptc = framework.BoolValue(true)
+	}
+	tc, ok := rcp.Get("tool_choice")
+	if !ok || tc.Kind == framework.KindNull {
+		tc = framework.StringValue("auto")
+	}
+	tools, ok := rcp.Get("tools")
+	if !ok || tools.Kind != framework.KindArray {
+		tools = framework.ArrayValue()
+	}
+	return framework.ObjectValue(
+		framework.Member{Key: "id", Value: framework.StringValue("resp_gymkit_" + strconv.Itoa(pos))},
+		framework.Member{Key: "created_at", Value: framework.NumberValue(strconv.FormatInt(c.now().Unix(), 10))},
+		framework.Member{Key: "model", Value: model},
+		framework.Member{Key: "object", Value: framework.StringValue("response")},
+		framework.Member{Key: "output", Value: framework.ArrayValue()},
+		framework.Member{Key: "parallel_tool_calls", Value: ptc},
+		framework.Member{Key: "tool_choice", Value: tc},
+		framework.Member{Key: "tools", Value: tools},
+	)
+}
+
+func setOutput(resp *framework.Value, items []framework.Value) {
+	if items == nil {
+		items = []framework.Value{}
+	}
+	set(resp, "output", framework.ArrayValue(items...))
+}
+
+// cookies is one rollout's cookie set. NeMo's agents pass cookies
+// explicitly and replace them with each answer's Set-Cookie (contract a.7).
+type cookies struct{ header string }
+
+func (j *cookies) update(resp *http.Response) {
+	cs := resp.Cookies()
+	if len(cs) == 0 {
+		return
+	}
+	parts := make([]string, 0, len(cs))
+	for _, c := range cs {
+		parts = append(parts, c.Name+"="+c.Value)
+	}
+	j.header = strings.Join(parts, "; ")
+}
+
+// post sends a JSON body to path with the jar's cookies and returns the
+// status and the whole answer.
+func (c *client) post(ctx context.Context, jar *cookies, path string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if jar.header != "" {
+		req.Header.Set("Cookie", jar.header)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("POST %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, fmt.Errorf("POST %s: reading the answer: %w", path, err)
+	}
+	jar.update(resp)
+	return resp.StatusCode, b, nil
+}
+
+// httpError describes a non-2xx answer.
+func httpError(status int, path string, body []byte) string {
+	return fmt.Sprintf("HTTP %d from POST %s: %s", status, path, clip(body))
+}
+
+// clip shortens an answer for a message.
+func clip(b []byte) string {
+	const max = 2000
+	if len(b) <= max {
+		return string(b)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut]) + fmt.Sprintf("... (%d bytes)", len(b))
+}
+
+// toolDoor calls the tools of one rollout.
+type toolDoor interface {
+	// serverName is the name of the mcp__<server>__ prefix.
+	serverName(instance string) string
+	// emitted is the name a call is recorded under.
+	emitted(bare string) string
+	// call runs a tool; the output is what the agent records. An error is a
+	// transport failure.
+	call(ctx context.Context, tool string, args framework.Value) (string, error)
+}
+
+// httpDoor is simple_agent's: POST /<tool> with the parsed arguments and the
+// rollout's cookies; the output is the raw answer, whatever its status.
+type httpDoor struct {
+	c   *client
+	jar *cookies
+}
+
+func (d *httpDoor) serverName(instance string) string { return instance }
+func (d *httpDoor) emitted(bare string) string        { return bare }
+
+func (d *httpDoor) call(ctx context.Context, tool string, args framework.Value) (string, error) {
+	body, err := compact(args)
+	if err != nil {
+		return "", err
+	}
+	_, answer, err := d.c.post(ctx, d.jar, "/"+url.PathEscape(tool), body)
+	if err != nil {
+		return "", err
+	}
+	return string(answer), nil
+}
+
+// mcpDoor is claude_code_agent's: the seed's mcp metadata (server_name,
+// url_path, the token header), tools/call with the official go-sdk client;
+// the output is the text content of the result, isError or not.
+type mcpDoor struct {
+	server string
+	cs     *mcp.ClientSession
+}
+
+func (c *client) mcpDoor(ctx context.Context, seed framework.Value) (*mcpDoor, *failure) {
+	meta, ok := seed.Get(mcpexpose.SeedKey)
+	if !ok || meta.Kind != framework.KindObject {
+		return nil, &failure{FailureSeed, `the answer of POST /seed_session has no "mcp" key: is expose_tools_over_mcp on for this instance?`}
+	}
+	name, _ := meta.Get("server_name")
+	headers, _ := meta.Get("headers")
+	if name.Kind != framework.KindString || name.Str == "" || headers.Kind != framework.KindObject {
+		return nil, &failure{FailureSeed, `the "mcp" key of the seed answer has no server_name or headers: ` + text(meta)}
+	}
+	path := mcpexpose.URLPath
+	if p, ok := meta.Get("url_path"); ok && p.Kind == framework.KindString {
+		path = p.Str
+	}
+	hdr := http.Header{}
+	for _, m := range headers.Members {
+		if m.Value.Kind == framework.KindString {
+			hdr.Set(m.Key, m.Value.Str)
+		}
+	}
+	hc := &http.Client{Transport: headerTransport{base: c.http.Transport, header: hdr}}
+	endpoint := c.base + "/" + strings.TrimLeft(path, "/")
+	cs, err := c.mcp.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+	if err != nil {
+		return nil, &failure{FailureTransport, fmt.Sprintf("MCP initialize at %s: %v", endpoint, err)}
+	}
+	return &mcpDoor{server: name.Str, cs: cs}, nil
+}
+
+func (d *mcpDoor) serverName(string) string   { return d.server }
+func (d *mcpDoor) emitted(bare string) string { return "mcp__" + d.server + "__" + bare }
+func (d *mcpDoor) close()                     { _ = d.cs.Close() }
+
+func (d *mcpDoor) call(ctx context.Context, tool string, args framework.Value) (string, error) {
+	raw, err := compact(args)
+	if err != nil {
+		return "", err
+	}
+	res, err := d.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(raw)})
+	if err != nil {
+		// A JSON-RPC error answer is the tool's output, as Claude Code
+		// records it; anything else is the transport.
+		var we *jsonrpc.Error
+		if errors.As(err, &we) {
+			return fmt.Sprintf("MCP error %d: %s", we.Code, we.Message), nil
+		}
+		return "", err
+	}
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n"), nil
+}
+
+// headerTransport adds the seed's MCP headers (the session token) to every
+// request of the MCP client.
+type headerTransport struct {
+	base   http.RoundTripper
+	header http.Header
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, vs := range t.header {
+		r.Header[k] = vs
+	}
+	base := t.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return base.RoundTrip(r)
+}

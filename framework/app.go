@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -435,8 +436,10 @@ func (a *App) seedHandler(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	} else if a.opts.AfterSeed != nil {
-		// The hook wants the body even when the handler ignores it.
-		if b, err := io.ReadAll(r.Body); err == nil && isJSONContentType(r.Header.Get("Content-Type")) {
+		// The hook wants the body even when the handler ignores it; NeMo
+		// parses the raw bytes as JSON whatever the Content-Type (an
+		// unparseable or non-object body becomes {}, contract d.3).
+		if b, err := io.ReadAll(r.Body); err == nil {
 			args, _ = pyjson.Parse(b)
 		}
 	}
@@ -492,7 +495,9 @@ func (a *App) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func writeJSON(w http.ResponseWriter, code int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
 }

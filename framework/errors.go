@@ -3,6 +3,7 @@ package framework
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 
 	"github.com/gymkit/gymkit/framework/internal/lax"
@@ -145,13 +146,20 @@ func StatusOf(err error) Status {
 	if errors.As(err, &fe) && fe == nil {
 		err = errors.New("a nil *framework.Error was returned as an error")
 	} else if fe != nil {
+		if fe.Detail == nil {
+			// Starlette's HTTPException: a None detail is the status phrase.
+			fe = &Error{Status: fe.Status, Detail: http.StatusText(fe.status())}
+		}
 		body, encErr := pyjson.Marshal(detailBody{Detail: fe.Detail}, pyjson.Python)
 		if encErr != nil {
 			// Starlette's JSONResponse raises on such a detail and NeMo's
 			// exception middleware answers 500 with the exception's repr.
 			var fr *pyjson.FloatRangeError
 			if errors.As(encErr, &fr) {
-				return StatusOf(PythonError("ValueError", fr.Error()))
+				st := StatusOf(PythonError("ValueError", fr.Error()))
+				// The MCP door renders str(detail), never through JSONResponse.
+				st.mcpCode, st.Detail = fe.status(), fe.detailText()
+				return st
 			}
 			return StatusOf(PythonError("TypeError", fmt.Sprintf("detail of type %T is not JSON serializable", fe.Detail)))
 		}
@@ -171,7 +179,7 @@ func toValue(x any) (pyjson.Value, error) {
 	if v, ok := x.(pyjson.Value); ok {
 		return v, nil
 	}
-	b, err := pyjson.Marshal(x, pyjson.Python)
+	b, err := pyjson.Marshal(x, argsOptions) // NaN and infinities kept as literals
 	if err != nil {
 		return pyjson.Value{}, err
 	}

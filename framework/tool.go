@@ -228,7 +228,7 @@ func outputSchema[Resp any]() json.RawMessage {
 	if t == rawType || t == valueType || t.Kind() == reflect.Interface || !schema.IsObject(t) {
 		return nil
 	}
-	s, err := schema.For(t)
+	s, err := schema.ForOutput(t)
 	if err != nil {
 		return nil
 	}

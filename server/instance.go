@@ -78,6 +78,32 @@ type Extension struct {
 	// outermost. Routes mounted here answer under /ng-rollout/<id>/ only if
 	// Mount wraps them with framework.StripRolloutPrefix.
 	Mount func(inst *Instance, next http.Handler) (http.Handler, error)
+	// OwnsBody, when set, reports the requests whose body limit the
+	// extension enforces itself, with its own 413 answer: the host's limit
+	// lets them through. The MCP door owns /mcp (its 413 is a JSON-RPC
+	// error, contract d.5). Nil: none.
+	OwnsBody func(r *http.Request) bool
+}
+
+// ownBody combines the extensions' OwnsBody functions (nil if none has one).
+func ownBody(exts []Extension) func(*http.Request) bool {
+	var fs []func(*http.Request) bool
+	for _, e := range exts {
+		if e.OwnsBody != nil {
+			fs = append(fs, e.OwnsBody)
+		}
+	}
+	if len(fs) == 0 {
+		return nil
+	}
+	return func(r *http.Request) bool {
+		for _, f := range fs {
+			if f(r) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // Endpoint is a named path of an instance, announced on its ready line as
@@ -126,7 +152,8 @@ func CookieName(serverType, name string) string { return serverType + "___" + na
 // NewInstance builds one instance: it makes the session manager, runs the
 // extensions' Configure functions, builds srv's App (framework.Build, which
 // runs the Provision hook and calls Routes), runs the extensions' Mount
-// functions in order, and wraps the result in the body limit and then the
+// functions in order, and wraps the result in the body limit (except for the
+// requests an extension limits itself, see Extension.OwnsBody) and then the
 // session middleware (outermost, so that even a 413 carries the rollout's
 // cookie). srv must already hold its decoded config
 // (config.Instance.Decode). NewInstance binds nothing.
@@ -196,7 +223,7 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 			}
 		}
 	}
-	inst.handler = sm.Middleware(limitBody(limit, h))
+	inst.handler = sm.Middleware(limitBody(limit, ownBody(exts), h))
 	return inst, nil
 }
 
@@ -234,8 +261,12 @@ func (in *Instance) readyLine() string {
 // limitBody answers 413 at once when the declared Content-Length exceeds n,
 // and otherwise caps the body at n bytes (http.MaxBytesReader: framework
 // turns the read error into the same 413).
-func limitBody(n int64, next http.Handler) http.Handler {
+func limitBody(n int64, skip func(*http.Request) bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if skip != nil && skip(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		if r.ContentLength > n {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusRequestEntityTooLarge)

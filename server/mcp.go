@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/mcpexpose"
@@ -43,5 +44,18 @@ func mcpExtension() Extension {
 			inst.Announce("mcp", mcpexpose.URLPath)
 			return door.Mount(next), nil
 		},
+		OwnsBody: isMCPPath,
 	}
+}
+
+// isMCPPath reports whether r is for the MCP door: /mcp or /mcp/...,
+// possibly under /ng-rollout/<id>/ (the door enforces max_body_bytes itself).
+func isMCPPath(r *http.Request) bool {
+	p := r.URL.Path
+	if rest, ok := strings.CutPrefix(p, "/ng-rollout/"); ok {
+		if _, tail, ok := strings.Cut(rest, "/"); ok {
+			p = "/" + tail
+		}
+	}
+	return p == mcpexpose.URLPath || strings.HasPrefix(p, mcpexpose.URLPath+"/")
 }

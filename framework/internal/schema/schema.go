@@ -5,8 +5,10 @@
 //
 //   - self-contained: nested structs are inlined, no "$ref" and no
 //     "$defs"/"definitions"; recursive types are refused;
-//   - "type" is never an array: a pointer, slice or map is just its own
-//     schema (nullability is not expressed, as the MCP clients want);
+//   - "type" is never an array: a slice or map is just its own schema; a
+//     pointer field (nil is written as null) is pydantic's Optional,
+//     {"anyOf":[<its schema>,{"type":"null"}]} with the field's title and
+//     default outside, so that results validate against an outputSchema;
 //   - a struct is {"properties":…,"required":[…],"title":"<TypeName>",
 //     "type":"object"}; properties keep the field declaration order (fields
 //     and required-ness as package lax resolves them: `json` names,
@@ -81,6 +83,66 @@ func For(t reflect.Type) (json.RawMessage, error) {
 	e, _ := cache.LoadOrStore(t, entry{raw: raw, err: err})
 	en := e.(entry)
 	return en.raw, en.err
+}
+
+// ForOutput is [For] for a result type (an MCP outputSchema): the same
+// schema without "enum" constraints, because a result's zero value (an unset
+// enum field is "") is written as is and clients validate results against
+// the schema they were given. The result is cached like For's.
+func ForOutput(t reflect.Type) (json.RawMessage, error) {
+	if c, ok := outCache.Load(t); ok {
+		return c.(json.RawMessage), nil
+	}
+	s, err := For(t)
+	if err != nil {
+		return nil, err
+	}
+	v, err := pyjson.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	b, err := pyjson.Marshal(dropEnums(v), pyjson.Pydantic)
+	if err != nil {
+		return nil, err
+	}
+	out := json.RawMessage(b)
+	outCache.Store(t, out)
+	return out, nil
+}
+
+var outCache sync.Map // reflect.Type -> json.RawMessage
+
+// dropEnums removes the "enum" keyword from schema v and its subschemas
+// (property names are data, not keywords: a property called "enum" stays).
+func dropEnums(v pyjson.Value) pyjson.Value {
+	switch v.Kind {
+	case pyjson.Array:
+		items := make([]pyjson.Value, len(v.Items))
+		for i, it := range v.Items {
+			items[i] = dropEnums(it)
+		}
+		return pyjson.ArrayValue(items...)
+	case pyjson.Object:
+		var ms []pyjson.Member
+		for _, m := range v.Members {
+			switch m.Key {
+			case "enum":
+				continue
+			case "properties":
+				props := make([]pyjson.Member, len(m.Value.Members))
+				for i, p := range m.Value.Members {
+					props[i] = pyjson.Member{Key: p.Key, Value: dropEnums(p.Value)}
+				}
+				m.Value = pyjson.ObjectValue(props...)
+			case "default", "examples", "example", "const":
+			default:
+				m.Value = dropEnums(m.Value)
+			}
+			ms = append(ms, m)
+		}
+		return pyjson.ObjectValue(ms...)
+	}
+	return v
 }
 
 // IsObject reports whether values of t are written as JSON objects: structs
@@ -333,6 +395,9 @@ func model(t reflect.Type, sw pyjson.Value, path string) ([]pyjson.Member, error
 		if err != nil {
 			return nil, err
 		}
+		if f.Type.Kind() == reflect.Pointer && !isAny(deref(f.Type)) {
+			pv = nullable(pv, ft != "")
+		}
 		props = append(props, pyjson.Member{Key: f.Name, Value: pv})
 		if f.Required {
 			required = append(required, pyjson.StringValue(f.Name))
@@ -353,6 +418,28 @@ func model(t reflect.Type, sw pyjson.Value, path string) ([]pyjson.Member, error
 	}
 	members = setMember(members, "type", pyjson.StringValue("object"))
 	return members, nil
+}
+
+// nullable is pydantic's schema of Optional[X]: {"anyOf":[X,{"type":"null"}]}
+// with the field's title and default moved to the outer schema (a model keeps
+// its own title inside: moveTitle is false for it). A *T field is written as
+// null when nil, so its schema (an MCP outputSchema, which clients validate
+// results against) must allow it; anyOf keeps "type" a single string.
+func nullable(x pyjson.Value, moveTitle bool) pyjson.Value {
+	var outer, inner []pyjson.Member
+	for _, m := range x.Members {
+		if m.Key == "default" || (moveTitle && m.Key == "title") {
+			outer = append(outer, m)
+			continue
+		}
+		inner = append(inner, m)
+	}
+	outer = append(outer, pyjson.Member{Key: "anyOf", Value: pyjson.ArrayValue(
+		pyjson.ObjectValue(inner...),
+		pyjson.ObjectValue(pyjson.Member{Key: "type", Value: pyjson.StringValue("null")}),
+	)})
+	sortMembers(outer)
+	return pyjson.ObjectValue(outer...)
 }
 
 // plain copies sw's members except the skipped keys, with "null" dropped

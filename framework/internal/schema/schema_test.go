@@ -103,19 +103,19 @@ func TestGoldens(t *testing.T) {
 			`{"properties":{"weather":{"title":"Weather","type":"string"}},"title":"GetWeatherResponse","type":"object"}`},
 		{reflect.TypeFor[Complex](), `{"properties":{` +
 			`"city_name":{"description":"Where.","title":"City Name","type":"string"},` +
-			`"units":{"enum":["metric","imperial"],"title":"Units","type":"string"},` +
+			`"units":{"anyOf":[{"enum":["metric","imperial"],"type":"string"},{"type":"null"}],"title":"Units"},` +
 			`"days":{"maximum":127,"minimum":-128,"title":"Days","type":"integer"},` +
 			`"count":{"minimum":0,"title":"Count","type":"integer"},` +
 			`"small":{"maximum":65535,"minimum":0,"title":"Small","type":"integer"},` +
 			`"tags":{"items":{"type":"string"},"title":"Tags","type":"array"},` +
-			`"where":{"description":"Point.","properties":{"lat":{"title":"Lat","type":"number"},"lon":{"title":"Lon","type":"number"}},"required":["lat","lon"],"title":"Location","type":"object"},` +
+			`"where":{"anyOf":[{"description":"Point.","properties":{"lat":{"title":"Lat","type":"number"},"lon":{"title":"Lon","type":"number"}},"required":["lat","lon"],"title":"Location","type":"object"},{"type":"null"}]},` +
 			`"path":{"items":` + loc + `,"title":"Path","type":"array"},` +
 			`"scores":{"additionalProperties":{"type":"number"},"title":"Scores","type":"object"},` +
 			`"meta":{"additionalProperties":true,"title":"Meta","type":"object"},` +
 			`"raw":{"title":"Raw"},` +
 			`"anything":{"title":"Anything"},` +
 			`"value":{"title":"Value"},` +
-			`"dict":{"additionalProperties":true,"title":"Dict","type":"object"},` +
+			`"dict":{"anyOf":[{"additionalProperties":true,"type":"object"},{"type":"null"}],"title":"Dict"},` +
 			`"flag":{"title":"The flag","type":"boolean"},` +
 			`"Untagged":{"title":"Untagged","type":"string"},` +
 			`"grid":{"items":{"items":{"type":"integer"},"type":"array"},"title":"Grid","type":"array"}` +
@@ -128,7 +128,7 @@ func TestGoldens(t *testing.T) {
 			`{"properties":{"id":{"title":"Id","type":"string"}, "name":{"title":"Name","type":"string"}},"required":["id"],"title":"Derived","type":"object"}`},
 		{reflect.TypeFor[Empty](), `{"properties":{},"title":"Empty","type":"object"}`},
 		{reflect.TypeFor[Defaults](), `{"properties":{"days":{"default":3,"title":"Days","type":"integer"},` +
-			`"unit":{"default":"c","enum":["c","f"],"title":"Unit","type":"string"}},"title":"Defaults","type":"object"}`},
+			`"unit":{"anyOf":[{"enum":["c","f"],"type":"string"},{"type":"null"}],"default":"c","title":"Unit"}},"title":"Defaults","type":"object"}`},
 		{reflect.TypeFor[Titles](), `{"properties":{"x2y_z":{"title":"X2Y Z","type":"integer"},"_private":{"title":"Private","type":"integer"},` +
 			`"already Title":{"title":"Already Title","type":"integer"},"iPhone_id":{"title":"Iphone Id","type":"integer"},` +
 			`"dash-case":{"title":"Dash-Case","type":"integer"},"émile":{"title":"Émile","type":"integer"},` +

@@ -32,3 +32,21 @@ func TestKeyBesideResourcesServers(t *testing.T) {
 		}
 	}
 }
+
+// TestTopLevelNearMiss: a top-level value whose name is a near miss of a
+// setting gymkit reads (default_hots) is a problem, not silently ignored;
+// other free values (interpolation sources) are fine.
+func TestTopLevelNearMiss(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "w.yaml")
+	yaml := "policy_base_url: http://x\nweather:\n  resources_servers:\n    example_mcp_weather:\n      domain: agent\n"
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := config.Load(config.LoadOptions{Files: []string{path}, WorkDir: dir, Overrides: []string{"default_hots=0.0.0.0"}})
+	var ps config.Problems
+	if !errors.As(err, &ps) || len(ps) != 1 || !strings.Contains(ps[0].Error(), "did you mean `default_host`") {
+		t.Fatalf("got %v, want one problem suggesting default_host", err)
+	}
+}

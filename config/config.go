@@ -50,6 +50,9 @@ var reservedTopLevel = map[string]bool{
 	"rollout_input": true, "agent_bindings": true, "error_on_almost_servers": true,
 }
 
+// gymkitSettings are the top-level settings gymkit reads.
+var gymkitSettings = []string{"default_host", "use_absolute_ip", "port_range_low", "port_range_high", "disallowed_ports", "head_server", "config_paths"}
+
 func isReserved(key string) bool { return reservedTopLevel[key] || strings.HasPrefix(key, "uv_") }
 
 // LoadOptions says where the configuration comes from. The zero value loads only env.yaml from
@@ -291,6 +294,15 @@ func (c *Config) discover(tree map[string]any, defaultHost string, logger *slog.
 		}
 		block, ok := tree[name].(map[string]any)
 		if !ok {
+			// Free top-level values are allowed (interpolation sources like
+			// policy_base_url), but one a single edit away from a setting
+			// gymkit reads is almost surely a typo that would be ignored.
+			for _, setting := range gymkitSettings {
+				if name != setting && editDistance(strings.ToLower(name), setting) == 1 {
+					ps = append(ps, c.src.problem(name, "unknown top-level key, ignored", setting))
+					break
+				}
+			}
 			continue
 		}
 		var types []string

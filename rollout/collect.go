@@ -54,6 +54,8 @@ type Options struct {
 	// aggregate_metrics); nil means a pooled client without timeouts (a tool
 	// call may take minutes).
 	HTTPClient *http.Client
+	// Warn receives warnings (rows with nothing to replay); nil: os.Stderr.
+	Warn io.Writer
 	// Stdout receives the collector's prints (python-compat 2.5); nil
 	// discards them.
 	Stdout io.Writer
@@ -190,6 +192,19 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	rows := materialize(in, opts.NumRepeats, opts.AgentName)
+	empty := 0
+	for _, r := range in {
+		if p := planOf(r.row); len(p.calls) == 0 && p.final == nil {
+			empty++
+		}
+	}
+	if empty > 0 {
+		warn := opts.Warn
+		if warn == nil {
+			warn = os.Stderr
+		}
+		fmt.Fprintf(warn, "gymkit rollout: warning: %d of %d rows have nothing to replay (no function_call items in response.output, no ground_truth list of {name, arguments}): they are only seeded and verified\n", empty, len(in))
+	}
 
 	paths := PathsFor(opts.Output)
 	if same(opts.Input, paths.Results) || same(opts.Input, paths.Materialized) || same(opts.Input, paths.Failures) {

@@ -224,7 +224,29 @@ func parseRolloutArgs(args []string) (rolloutArgs, error) {
 	case a.url != "" && len(a.overrides) > 0 && len(a.files) == 0:
 		return a, errors.New("key=value overrides need --config FILE")
 	}
+	for _, o := range a.overrides {
+		key, _, _ := strings.Cut(strings.TrimLeft(o, "+"), "=")
+		if flag, ok := collectorOptions[key]; ok {
+			return a, fmt.Errorf("%q is a NeMo collector option, not a config key: here it is the flag %s", o, flag)
+		}
+	}
 	return a, nil
+}
+
+// collectorOptions are NeMo's `gym eval run` / ng_collect_rollouts options
+// that users type as +key=value out of habit; gymkit rollout has flags for
+// them (or does not support them) and would otherwise take them as config
+// overrides that change nothing.
+var collectorOptions = map[string]string{
+	"num_repeats":             "--num-repeats N",
+	"limit":                   "--limit N",
+	"num_samples_in_parallel": "--concurrency N",
+	"agent_name":              "--agent-name NAME",
+	"input_jsonl_fpath":       "--input FILE",
+	"output_jsonl_fpath":      "--output FILE",
+	"resume_from_cache":       "(not supported: the results file is rewritten)",
+	"disable_aggregation":     "(not supported: aggregation always runs)",
+	"num_repeats_add_seed":    "(not supported)",
 }
 
 func knownRolloutFlag(name string) bool {
@@ -298,7 +320,7 @@ func runRollout(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	sum, err := rl.Run(ctx, rl.Options{
 		Input: a.input, Output: a.output, URL: base, Door: a.door, Instance: instance, AgentName: a.agentName,
 		Concurrency: a.concurrency, Limit: a.limit, NumRepeats: a.numRepeats,
-		Stdout: stdout, Progress: progress,
+		Stdout: stdout, Warn: stderr, Progress: progress,
 	})
 	var inputErr *rl.InputError
 	if errors.As(err, &inputErr) {
@@ -337,7 +359,11 @@ func printSummary(stdout, stderr io.Writer, sum *rl.Summary, door rl.Door, insta
 	}
 	fmt.Fprintln(stdout, line)
 	if sum.Failed > 0 {
-		fmt.Fprintf(stderr, "gymkit rollout: %d rollouts failed; they are in %s:\n", sum.Failed, sum.Paths.Failures)
+		noun := "rollouts"
+		if sum.Failed == 1 {
+			noun = "rollout"
+		}
+		fmt.Fprintf(stderr, "gymkit rollout: %d %s failed; they are in %s:\n", sum.Failed, noun, sum.Paths.Failures)
 		for _, f := range sum.Failures {
 			fmt.Fprintf(stderr, "  task %s rollout %s: %s: %s\n", f.TaskIndex, f.RolloutIndex, f.Class, f.Error)
 		}

@@ -142,7 +142,7 @@ func TestRolloutExitCodes(t *testing.T) {
 	// A seed 422: exit 1, every file written, the failure listed on stderr.
 	code, stdout, stderr := gymkitRun(t, "rollout", "-c", counterCfg, "-i", rows, "-o", out)
 	if code != 1 || !strings.Contains(stdout, "gymkit rollout: 2 rollouts through the http door of example_session_state_mgmt: 1 succeeded, 1 failed (seed_failed: 1)\n") ||
-		!strings.Contains(stderr, "gymkit rollout: 1 rollouts failed; they are in "+filepath.Join(dir, "out", "res_failures.jsonl")+":\n  task 1 rollout 0: seed_failed: HTTP 422 from POST /seed_session: ") {
+		!strings.Contains(stderr, "gymkit rollout: 1 rollout failed; they are in "+filepath.Join(dir, "out", "res_failures.jsonl")+":\n  task 1 rollout 0: seed_failed: HTTP 422 from POST /seed_session: ") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	for _, f := range []string{"res.jsonl", "res_failures.jsonl", "res_materialized_inputs.jsonl", "res_aggregate_metrics.json"} {
@@ -164,6 +164,8 @@ func TestRolloutExitCodes(t *testing.T) {
 		{[]string{"-c", counterCfg, "-i", filepath.Join(dir, "missing.jsonl"), "-o", out},
 			"gymkit rollout: input " + filepath.Join(dir, "missing.jsonl") + ": no such file or directory"},
 		{[]string{"-c", filepath.Join(dir, "missing.yaml"), "-i", rows, "-o", out}, "missing.yaml"},
+		{[]string{"-c", counterCfg, "-i", rows, "-o", out, "+num_repeats=4"},
+			`gymkit rollout: "+num_repeats=4" is a NeMo collector option, not a config key: here it is the flag --num-repeats N`},
 	} {
 		code, _, stderr := gymkitRun(t, append([]string{"rollout"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {

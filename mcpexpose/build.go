@@ -127,10 +127,16 @@ func (d *Door) build(app *framework.App, tools []framework.Tool) error {
 	}
 	d.listAll = renderList(d.sorted, nil)
 	names := make([]string, len(d.sorted))
+	all := make([]string, len(d.sorted))
 	for i, e := range d.sorted {
 		names[i] = pyRepr(e.tool.Name)
+		all[i] = e.tool.Name
 	}
 	d.unknown = ". Available tools: [" + strings.Join(names, ", ") + "]"
+	// A token lists exposed tools only (exposedOnly), each once, and its
+	// session id is a UUID: the token that lists them all is the longest
+	// the door mints, so the door accepts it.
+	d.signer.maxLen = max(maxTokenLen, len(d.mintToken("00000000-0000-4000-8000-000000000000", all)))
 	if f, ok := app.Server().(framework.SessionToolFilter); ok {
 		d.filter = f
 	}

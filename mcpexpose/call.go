@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -115,7 +116,7 @@ func (d *Door) call(ctx context.Context, req *mcp.CallToolRequest) *callResult {
 	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
 		args = nil // missing arguments are {} (Tool.Call substitutes it)
 	}
-	res, err := e.tool.Call(session.WithID(ctx, d.sessions, c.SID), args, framework.DoorMCP)
+	res, err := d.run(ctx, e, c.SID, args)
 	if err != nil {
 		st := framework.StatusOf(err)
 		if st.Code >= 500 {
@@ -124,6 +125,64 @@ func (d *Door) call(ctx context.Context, req *mcp.CallToolRequest) *callResult {
 		return errorResult(st.MCPText(name))
 	}
 	return d.success(ctx, e, res)
+}
+
+// goexitError is what a tool that called runtime.Goexit failed with: the
+// HTTP door's 500 has the same text.
+var goexitError = errors.New("panic: runtime.Goexit called")
+
+// outcome is how a tool call ended, as its goroutine reports it.
+type outcome struct {
+	res    any
+	err    error
+	panic  any    // a panic that escaped Tool.Call (Tool.Call recovers the tool's own)
+	stack  string // the panicking goroutine's stack
+	goexit bool   // the goroutine ended without returning: runtime.Goexit
+}
+
+// run calls the tool on a goroutine of its own, so that a tool that calls
+// runtime.Goexit ends that goroutine, not the SDK's (which would leave the
+// request without an answer and the stateless session's Close waiting
+// forever). The tool runs under the HTTP request's context, as on the HTTP
+// door: its values (rollout id, session), and its cancellation when the
+// client goes away, which the SDK's context drops for protocols before
+// 2026-07-28 (in a stateless POST, the SDK cancels a call only when that
+// request ends anyway). run always waits for the tool to end.
+func (d *Door) run(ctx context.Context, e *exposed, sid string, args json.RawMessage) (any, error) {
+	if x, ok := ctx.Value(exchangeKey{}).(*exchange); ok {
+		ctx = x.Context
+	}
+	ch := make(chan outcome, 1)
+	go callTool(session.WithID(ctx, d.sessions, sid), e.tool, args, ch)
+	o := <-ch
+	switch {
+	case o.goexit:
+		return nil, goexitError // logged by call, as every 500
+	case o.panic != nil:
+		d.logAttrs(ctx, "MCP request panicked", slog.LevelError, "method", "tools/call", "tool", e.tool.Name, "panic", o.panic, "stack", o.stack)
+		return nil, fmt.Errorf("panic: %v", o.panic)
+	}
+	return o.res, o.err
+}
+
+// callTool runs t and sends how it ended on ch (buffered).
+func callTool(ctx context.Context, t framework.Tool, args json.RawMessage, ch chan<- outcome) {
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		// recover is nil for runtime.Goexit (a panic(nil) is a
+		// *runtime.PanicNilError).
+		if p := recover(); p != nil {
+			ch <- outcome{panic: p, stack: string(debug.Stack())}
+			return
+		}
+		ch <- outcome{goexit: true}
+	}()
+	res, err := t.Call(ctx, args, framework.DoorMCP)
+	returned = true
+	ch <- outcome{res: res, err: err}
 }
 
 // success encodes a tool's result (contract d.6 step 5): a string is the

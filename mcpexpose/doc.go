@@ -46,8 +46,13 @@
 // Every tool failure is an isError result whose text is contract d.6's:
 // unknown tool, missing or invalid token, not allowed, or
 // "HTTP <status> from POST /<tool>: <detail>" (framework.StatusOf); a
-// panic is recovered as a 500. Transport errors are JSON-RPC error bodies
-// with id "server-error", as NeMo's Python SDK writes them.
+// panic is recovered as a 500, and so is a runtime.Goexit (the tool runs
+// on a goroutine of the door's, under the HTTP request's context, which a
+// client that goes away cancels). Transport errors are JSON-RPC error
+// bodies with id "server-error", as NeMo's Python SDK writes them, and
+// the messages the go-sdk alone would answer otherwise (batches, odd or
+// large ids, unknown methods and notifications, null params, the
+// protocol-version header's place in the checks) get Python's answers.
 //
 // docs/mcp.md describes the door for users: wiring, tokens, allow-lists,
 // the differences from Python, and the conformance results.

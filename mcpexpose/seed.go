@@ -58,11 +58,18 @@ func (d *Door) AfterSeed(ctx context.Context, body framework.Value, result []byt
 			return nil, err
 		}
 	}
+	tok := d.mintToken(sid, d.exposedOnly(tools))
+	if _, ok := d.verify(tok); !ok {
+		// Cannot happen for a session id of session.NewID: the door accepts
+		// every token listing exposed tools (see build).
+		return nil, fmt.Errorf("mcpexpose: the MCP session token would not be accepted by its own door "+
+			"(%d bytes, limit %d)", len(tok), d.signer.maxLen)
+	}
 	meta := make([]byte, 0, 256)
 	meta = append(meta, `"mcp":{"server_name":`...)
 	meta = appendString(meta, d.instance)
 	meta = append(meta, `,"url_path":"`+URLPath+`","transport":"http","headers":{"`+TokenHeader+`":`...)
-	meta = appendString(meta, d.mintToken(sid, tools))
+	meta = appendString(meta, tok)
 	meta = append(meta, "}}"...)
 
 	out := bytes.TrimRight(result, " \t\r\n")

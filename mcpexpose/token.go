@@ -23,7 +23,8 @@ import (
 // tokenContext separates the token key from any other use of the secret.
 const tokenContext = "gymkit/mcpexpose session token v1"
 
-// maxTokenLen bounds the header the door is willing to verify.
+// maxTokenLen bounds the header the door is willing to verify, unless the
+// token that lists every exposed tool is longer (see signer.maxLen).
 const maxTokenLen = 64 << 10
 
 // claims is what a token carries.
@@ -39,14 +40,15 @@ type claims struct {
 // signer mints and verifies tokens under one key. It is safe for
 // concurrent use.
 type signer struct {
-	macs sync.Pool // hash.Hash: HMAC-SHA256 under the key
+	macs   sync.Pool // hash.Hash: HMAC-SHA256 under the key
+	maxLen int       // the longest token parse accepts
 }
 
 func newSigner(secret []byte) *signer {
 	m := hmac.New(sha256.New, secret)
 	m.Write([]byte(tokenContext))
 	key := m.Sum(nil)
-	return &signer{macs: sync.Pool{New: func() any { return hmac.New(sha256.New, key) }}}
+	return &signer{macs: sync.Pool{New: func() any { return hmac.New(sha256.New, key) }}, maxLen: maxTokenLen}
 }
 
 // sign returns the MAC of body.
@@ -72,7 +74,7 @@ func (s *signer) mint(c claims) string {
 // parse verifies tok's signature in constant time and returns its claims.
 // ok is false for anything else than a token this signer minted.
 func (s *signer) parse(tok string) (c claims, ok bool) {
-	if len(tok) > maxTokenLen {
+	if len(tok) > s.maxLen {
 		return c, false
 	}
 	i := strings.LastIndexByte(tok, '.')
@@ -100,6 +102,27 @@ func (s *signer) parse(tok string) (c claims, ok bool) {
 // mintToken returns the token for one rollout of this instance.
 func (d *Door) mintToken(sid string, tools []string) string {
 	return d.signer.mint(claims{SID: sid, Inst: d.instance, Tools: tools})
+}
+
+// exposedOnly returns the exposed tools among names, sorted and without
+// repeats: unknown names would be ignored at list and call time anyway,
+// and leaving them out bounds the token. nil (unrestricted) stays nil, and
+// a list without exposed tools is empty, not nil (nothing allowed).
+func (d *Door) exposedOnly(names []string) []string {
+	if names == nil {
+		return nil
+	}
+	want := make(map[string]bool, len(names))
+	for _, n := range names {
+		want[n] = true
+	}
+	out := make([]string, 0, min(len(want), len(d.sorted)))
+	for _, e := range d.sorted {
+		if want[e.tool.Name] {
+			out = append(out, e.tool.Name)
+		}
+	}
+	return out
 }
 
 // verify returns the claims of a token minted by this instance.

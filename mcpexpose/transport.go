@@ -2,6 +2,7 @@ package mcpexpose
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -18,20 +19,24 @@ import (
 
 // ServeHTTP serves the /mcp endpoint (contract d.5). It answers what the
 // contract specifies before the go-sdk sees the request, because the SDK
-// answers some of it differently:
+// answers some of it differently, in the order of NeMo's Python SDK:
 //
 //   - only POST (405, Allow: POST; the SDK too);
 //   - the DNS-rebinding check, when on (403);
 //   - Accept must include application/json, */* or application/* (406);
 //     text/event-stream is not required (the SDK requires it: the door
 //     adds it for the SDK, which answers JSON anyway);
-//   - Content-Type application/json (415);
-//   - an Mcp-Protocol-Version header must name a supported version (400);
-//   - the body limit (413).
+//   - Content-Type: the part before ";" must list application/json among
+//     its comma-separated values, as Python reads it (415);
+//   - the body limit (413);
+//   - the body itself (see preflight): a body that is not JSON (-32700)
+//     or not a JSON-RPC message (-32602), then an Mcp-Protocol-Version
+//     header that names no supported version (400; not on initialize),
+//     batches, ids and the methods Python answers differently.
 //
 // These answers, and every error the SDK itself writes as text/plain (a
-// body that is not JSON-RPC, an unknown method, ...), are JSON-RPC error
-// bodies with id "server-error", as NeMo's Python SDK writes them.
+// body that is not JSON-RPC, ...), are JSON-RPC error bodies with id
+// "server-error", as NeMo's Python SDK writes them.
 func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if d.sdk == nil {
 		writeRPCError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "Service Unavailable: the MCP door is not attached")
@@ -53,14 +58,15 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "Not Acceptable: Client must accept application/json")
 		return
 	}
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		writeRPCError(w, http.StatusUnsupportedMediaType, jsonrpc.CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json")
-		return
-	}
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(protocolVersions, v) {
-		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Bad Request: Unsupported protocol version: "+v+
-			". Supported versions: "+strings.Join(protocolVersions, ", "))
-		return
+	ct := r.Header.Get("Content-Type")
+	ctOK := ct == "application/json" // what the SDK accepts as is
+	if !ctOK {
+		if !jsonContentType(ct) {
+			writeRPCError(w, http.StatusUnsupportedMediaType, jsonrpc.CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json")
+			return
+		}
+		mt, _, err := mime.ParseMediaType(ct)
+		ctOK = err == nil && mt == "application/json"
 	}
 	if r.ContentLength > d.maxBody {
 		writeTooLarge(w, d.maxBody)
@@ -75,24 +81,53 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Bad Request: failed to read the body")
 		return
 	}
+	body, id, dropVersion, done := preflight(w, body, r.Header.Get("Mcp-Protocol-Version"))
+	if done {
+		return
+	}
 	// One allocation for what the SDK gets: a copy of the request reading
-	// the body from memory, and the writer that rewrites its text errors.
-	x := &exchange{req: *r, rw: rewriter{ResponseWriter: w, body: body}}
+	// the body from memory, under a context that leads tools/call back to
+	// the exchange, and the writer that rewrites the SDK's answers.
+	x := &exchange{Context: r.Context(), rw: rewriter{ResponseWriter: w, body: body, id: id}}
+	x.req = *r.WithContext(x)
 	x.body.Reset(body)
 	x.req.Body = &x.body
-	if !streamOK {
+	if !streamOK || !ctOK || dropVersion {
 		x.req.Header = r.Header.Clone()
-		x.req.Header.Set("Accept", "application/json, text/event-stream")
+		if !streamOK {
+			x.req.Header.Set("Accept", "application/json, text/event-stream")
+		}
+		if !ctOK {
+			x.req.Header.Set("Content-Type", "application/json")
+		}
+		if dropVersion {
+			x.req.Header.Del("Mcp-Protocol-Version")
+		}
 	}
 	d.sdk.ServeHTTP(&x.rw, &x.req)
 	x.rw.finish()
 }
 
-// exchange is one request as the door hands it to the SDK.
+// exchange is one request as the door hands it to the SDK. It is also the
+// request's context as the SDK passes it on, so that a tools/call finds the
+// exchange again, and runs the tool under the HTTP request's own context
+// (see Door.run).
 type exchange struct {
-	req  http.Request
-	body memBody
-	rw   rewriter
+	context.Context // the HTTP request's
+	req             http.Request
+	body            memBody
+	rw              rewriter
+}
+
+// exchangeKey is the context key of the *exchange.
+type exchangeKey struct{}
+
+// Value returns the exchange for exchangeKey, else the request's value.
+func (x *exchange) Value(key any) any {
+	if key == (exchangeKey{}) {
+		return x
+	}
+	return x.Context.Value(key)
 }
 
 // memBody is a request body read from memory.
@@ -100,6 +135,21 @@ type memBody struct{ bytes.Reader }
 
 // Close does nothing.
 func (*memBody) Close() error { return nil }
+
+// jsonContentType is NeMo's Python SDK's Content-Type check
+// (_check_content_type): the part before the first ";" lists
+// application/json among its comma-separated values. Parameters are not
+// parsed; the media type is compared without regard to case (Python
+// compares it case-sensitively).
+func jsonContentType(ct string) bool {
+	base, _, _ := strings.Cut(ct, ";")
+	for part := range strings.SplitSeq(base, ",") {
+		if strings.EqualFold(strings.TrimSpace(part), "application/json") {
+			return true
+		}
+	}
+	return false
+}
 
 // accepts is the SDK's reading of Accept (base media types, wildcards).
 func accepts(values []string) (jsonOK, streamOK bool) {
@@ -142,10 +192,12 @@ func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
 }
 
 // rewriter passes the SDK's answer through, except a text/plain error,
-// which it turns into a JSON-RPC error body with the same status.
+// which it turns into a JSON-RPC error body with the same status (or into
+// Python's answer, see finish), and a rounded id, which it puts back.
 type rewriter struct {
 	http.ResponseWriter
-	body    []byte // the request body, to tell parse errors apart
+	body    []byte // the request body as the SDK read it
+	id      []byte // the raw request id to write over the SDK's; nil: none
 	status  int    // the captured error status; 0 while passing through
 	message []byte // the captured error text
 }
@@ -166,6 +218,17 @@ func (w *rewriter) Write(p []byte) (int, error) {
 		w.message = append(w.message, p...)
 		return len(p), nil
 	}
+	if w.id != nil {
+		// The SDK writes its one JSON answer in one Write.
+		id := w.id
+		w.id = nil
+		if q, ok := replaceID(p, id); ok {
+			if _, err := w.ResponseWriter.Write(q); err != nil {
+				return 0, err
+			}
+			return len(p), nil
+		}
+	}
 	return w.ResponseWriter.Write(p)
 }
 
@@ -184,14 +247,35 @@ func (w *rewriter) Flush() {
 // Unwrap returns the underlying ResponseWriter, for http.ResponseController.
 func (w *rewriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// sdkDispatchErrors are the prefixes of the SDK's text for a message it
+// refuses at dispatch (checkRequest): an unknown method (jsonrpc2's
+// ErrNotHandled), a request method without id, a notification method with
+// an id, missing params (ErrInvalidRequest).
+var sdkDispatchErrors = []string{"JSON RPC not handled: ", "invalid request: "}
+
 // finish writes a captured error as JSON-RPC. The codes follow NeMo's
 // Python SDK: -32700 for a body that is not JSON, -32602 for other 400s
 // (a message that is not valid JSON-RPC), -32603 for 5xx, -32600 else.
+// A message the SDK refuses at dispatch is answered as Python answers it:
+// pydantic validates any message without a (valid) id as a notification,
+// answered 202 and dropped when unknown; a request that the server cannot
+// validate is answered 200 with the JSON-RPC error -32602 "Invalid request
+// parameters" and the request's id.
 func (w *rewriter) finish() {
 	if w.status == 0 {
 		return
 	}
 	msg := strings.TrimSpace(string(w.message))
+	if w.status == http.StatusBadRequest && slices.ContainsFunc(sdkDispatchErrors, func(p string) bool { return strings.HasPrefix(msg, p) }) {
+		if id, ok := topLevelID(w.body); ok {
+			if id == nil {
+				writeAccepted(w.ResponseWriter)
+			} else {
+				writeInvalidParams(w.ResponseWriter, id)
+			}
+			return
+		}
+	}
 	var code int64 = jsonrpc.CodeInvalidRequest
 	switch {
 	case w.status >= 500:

@@ -270,12 +270,7 @@ func runRollout(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "gymkit rollout: %v\n%s\nRun \"gymkit rollout --help\" for the flags.\n", err, synopsis)
 		return exitUsage
 	}
-	hopts := &slog.HandlerOptions{Level: a.logLevel}
-	var handler slog.Handler = slog.NewTextHandler(stderr, hopts)
-	if a.logFormat == "json" {
-		handler = slog.NewJSONHandler(stderr, hopts)
-	}
-	logger := slog.New(handler)
+	logger := newLogger(stderr, a.logFormat, a.logLevel)
 	fail := func(code int, format string, args ...any) int {
 		fmt.Fprintf(stderr, "gymkit rollout: "+format+"\n", args...)
 		return code

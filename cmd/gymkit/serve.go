@@ -164,6 +164,16 @@ func parseServeArgs(args []string) (serveArgs, error) {
 	return a, nil
 }
 
+// newLogger is the slog logger of a command: text or json records on w at
+// level and above.
+func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
+	hopts := &slog.HandlerOptions{Level: level}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, hopts))
+	}
+	return slog.New(slog.NewTextHandler(w, hopts))
+}
+
 func knownServeFlag(name string) bool {
 	switch name {
 	case "c", "config", "log-format", "log-level", "drain-timeout":
@@ -184,15 +194,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "gymkit serve: %v\n%s\nRun \"gymkit serve --help\" for the flags, config files and overrides.\n", err, synopsis)
 		return exitUsage
 	}
-	hopts := &slog.HandlerOptions{Level: a.logLevel}
-	var handler slog.Handler = slog.NewTextHandler(stderr, hopts)
-	if a.logFormat == "json" {
-		handler = slog.NewJSONHandler(stderr, hopts)
-	}
 	err = server.Run(ctx, server.Options{
 		Files:        a.files,
 		Overrides:    a.overrides,
-		Logger:       slog.New(handler),
+		Logger:       newLogger(stderr, a.logFormat, a.logLevel),
 		Ready:        stdout,
 		DrainTimeout: a.drainTimeout,
 	})

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,7 +96,7 @@ build; 2 for a usage, configuration or input error (nothing was run).
 
 // rolloutArgs are gymkit rollout's parsed arguments.
 type rolloutArgs struct {
-	files       []string
+	commonFlags // --config, --log-format, --log-level
 	overrides   []string
 	input       string
 	output      string
@@ -108,8 +107,6 @@ type rolloutArgs struct {
 	limit       int
 	numRepeats  int
 	agentName   string
-	logFormat   string
-	logLevel    slog.Level
 }
 
 // parseRolloutArgs reads gymkit rollout's arguments with gymkit serve's
@@ -117,102 +114,55 @@ type rolloutArgs struct {
 // a value inline after "=" or in the next argument, every argument after
 // "--" an override.
 func parseRolloutArgs(args []string) (rolloutArgs, error) {
-	a := rolloutArgs{door: rl.DoorHTTP, logFormat: "text", logLevel: slog.LevelError}
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		if arg == "--" {
-			for _, o := range args[i+1:] {
-				if !strings.Contains(o, "=") {
-					return a, fmt.Errorf("argument %q after --: overrides have the form key=value", o)
+	a := rolloutArgs{door: rl.DoorHTTP, commonFlags: commonFlags{logFormat: "text", logLevel: slog.LevelError}}
+	s := argScanner{
+		known: knownRolloutFlag,
+		hints: map[string]string{".yaml": "--config", ".yml": "--config", ".jsonl": "--input"},
+		usage: "rows are given with --input FILE, config files with --config FILE, overrides have the form key=value",
+		set: func(flag, name, value string) error {
+			positive := func(zeroOK bool) (int, error) {
+				n, err := strconv.Atoi(value)
+				if err != nil || n < 0 || (n == 0 && !zeroOK) {
+					return 0, fmt.Errorf("flag %s: %q is not a positive integer", flag, value)
 				}
-				a.overrides = append(a.overrides, o)
+				return n, nil
 			}
-			break
-		}
-		if !strings.HasPrefix(arg, "-") || arg == "-" {
-			if !strings.Contains(arg, "=") && !strings.HasPrefix(arg, "~") {
-				hint := "rows are given with --input FILE, config files with --config FILE, overrides have the form key=value"
-				switch filepath.Ext(arg) {
-				case ".yaml", ".yml":
-					hint = "did you mean --config " + arg + "?"
-				case ".jsonl":
-					hint = "did you mean --input " + arg + "?"
+			if ok, err := a.commonFlags.set(flag, name, value); ok {
+				return err
+			}
+			var err error
+			switch name {
+			case "i", "input":
+				a.input = value
+			case "o", "output":
+				a.output = value
+			case "door":
+				if value != string(rl.DoorHTTP) && value != string(rl.DoorMCP) {
+					return fmt.Errorf("flag %s: %q is not a door: http or mcp", flag, value)
 				}
-				return a, fmt.Errorf("unexpected argument %q: %s", arg, hint)
+				a.door = rl.Door(value)
+			case "instance":
+				a.instance = value
+			case "url":
+				if !strings.HasPrefix(value, "http://") && !strings.HasPrefix(value, "https://") {
+					return fmt.Errorf("flag %s: %q is not an http:// or https:// URL", flag, value)
+				}
+				a.url = value
+			case "concurrency":
+				a.concurrency, err = positive(false)
+			case "limit":
+				a.limit, err = positive(true)
+			case "num-repeats":
+				a.numRepeats, err = positive(false)
+			case "agent-name":
+				a.agentName = value
 			}
-			a.overrides = append(a.overrides, arg)
-			continue
-		}
-
-		flagName, value, hasValue := strings.Cut(arg, "=")
-		name := strings.TrimPrefix(strings.TrimPrefix(flagName, "-"), "-")
-		if name == "h" || name == "help" {
-			if hasValue {
-				return a, fmt.Errorf("flag %s takes no value", flagName)
-			}
-			return a, errHelp
-		}
-		if !knownRolloutFlag(name) {
-			return a, fmt.Errorf("unknown flag %s", flagName)
-		}
-		if !hasValue {
-			if i+1 == len(args) {
-				return a, fmt.Errorf("flag %s needs a value", flagName)
-			}
-			i++
-			value = args[i]
-		}
-		positive := func(zeroOK bool) (int, error) {
-			n, err := strconv.Atoi(value)
-			if err != nil || n < 0 || (n == 0 && !zeroOK) {
-				return 0, fmt.Errorf("flag %s: %q is not a positive integer", flagName, value)
-			}
-			return n, nil
-		}
-		var err error
-		switch name {
-		case "c", "config":
-			if value == "" {
-				return a, fmt.Errorf("flag %s needs a file name", flagName)
-			}
-			a.files = append(a.files, value)
-		case "i", "input":
-			a.input = value
-		case "o", "output":
-			a.output = value
-		case "door":
-			if value != string(rl.DoorHTTP) && value != string(rl.DoorMCP) {
-				return a, fmt.Errorf("flag %s: %q is not a door: http or mcp", flagName, value)
-			}
-			a.door = rl.Door(value)
-		case "instance":
-			a.instance = value
-		case "url":
-			if !strings.HasPrefix(value, "http://") && !strings.HasPrefix(value, "https://") {
-				return a, fmt.Errorf("flag %s: %q is not an http:// or https:// URL", flagName, value)
-			}
-			a.url = value
-		case "concurrency":
-			a.concurrency, err = positive(false)
-		case "limit":
-			a.limit, err = positive(true)
-		case "num-repeats":
-			a.numRepeats, err = positive(false)
-		case "agent-name":
-			a.agentName = value
-		case "log-format":
-			if value != "text" && value != "json" {
-				return a, fmt.Errorf("flag %s: %q is not a log format: text or json", flagName, value)
-			}
-			a.logFormat = value
-		case "log-level":
-			if err := a.logLevel.UnmarshalText([]byte(value)); err != nil {
-				return a, fmt.Errorf("flag %s: %q is not a level: debug, info, warn or error", flagName, value)
-			}
-		}
-		if err != nil {
-			return a, err
-		}
+			return err
+		},
+	}
+	var err error
+	if a.overrides, err = s.scan(args); err != nil {
+		return a, err
 	}
 	switch {
 	case a.input == "":

@@ -40,8 +40,9 @@ func TestParseRolloutArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := rolloutArgs{files: []string{"a.yaml", "b.yaml"}, overrides: []string{"x.y=1", "++p.q=[a, b]", "z=2"}, input: "rows.jsonl",
-		output: "out.jsonl", door: "mcp", instance: "w", concurrency: 3, numRepeats: 4, agentName: "ag", logFormat: "text", logLevel: slog.LevelDebug}
+	want := rolloutArgs{commonFlags: commonFlags{files: []string{"a.yaml", "b.yaml"}, logFormat: "text", logLevel: slog.LevelDebug},
+		overrides: []string{"x.y=1", "++p.q=[a, b]", "z=2"}, input: "rows.jsonl",
+		output: "out.jsonl", door: "mcp", instance: "w", concurrency: 3, numRepeats: 4, agentName: "ag"}
 	if fmt.Sprintf("%+v", a) != fmt.Sprintf("%+v", want) {
 		t.Errorf("got  %+v\nwant %+v", a, want)
 	}

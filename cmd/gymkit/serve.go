@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -74,10 +73,8 @@ is listed, with its file, line, key and the closest known key; nothing is bound)
 
 // serveArgs are gymkit serve's parsed arguments.
 type serveArgs struct {
-	files        []string
+	commonFlags  // --config, --log-format ("text" or "json"), --log-level
 	overrides    []string
-	logFormat    string // "text" or "json"
-	logLevel     slog.Level
 	drainTimeout time.Duration // server.Options.DrainTimeout: negative = no limit
 }
 
@@ -92,74 +89,33 @@ var errHelp = errors.New("help requested")
 // "--" every argument is an override. It returns errHelp for -h/--help, and an error naming the
 // argument for an unknown flag, a missing or bad value, or a stray argument.
 func parseServeArgs(args []string) (serveArgs, error) {
-	a := serveArgs{logFormat: "text", logLevel: slog.LevelInfo, drainTimeout: server.DefaultDrainTimeout}
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		if arg == "--" {
-			for _, o := range args[i+1:] {
-				if !strings.Contains(o, "=") {
-					return a, fmt.Errorf("argument %q after --: overrides have the form key=value", o)
+	a := serveArgs{commonFlags: commonFlags{logFormat: "text", logLevel: slog.LevelInfo}, drainTimeout: server.DefaultDrainTimeout}
+	s := argScanner{
+		known: knownServeFlag,
+		hints: map[string]string{".yaml": "--config", ".yml": "--config"},
+		usage: "config files are given with --config FILE, overrides have the form key=value",
+		set: func(flag, name, value string) error {
+			if ok, err := a.commonFlags.set(flag, name, value); ok {
+				return err
+			}
+			switch name {
+			case "drain-timeout":
+				d, err := time.ParseDuration(value)
+				if err != nil || d < 0 {
+					return fmt.Errorf("flag %s: %q is not a duration such as 30s or 2m (0: no limit)", flag, value)
 				}
-				a.overrides = append(a.overrides, o)
-			}
-			break
-		}
-		if !strings.HasPrefix(arg, "-") || arg == "-" {
-			// Hydra's ~key deletion goes to config.Load too, which explains it is unsupported.
-			if !strings.Contains(arg, "=") && !strings.HasPrefix(arg, "~") {
-				hint := "config files are given with --config FILE, overrides have the form key=value"
-				if ext := filepath.Ext(arg); ext == ".yaml" || ext == ".yml" {
-					hint = "did you mean --config " + arg + "?"
+				if d == 0 {
+					d = -1 // server.Options: negative means no limit
 				}
-				return a, fmt.Errorf("unexpected argument %q: %s", arg, hint)
+				a.drainTimeout = d
 			}
-			a.overrides = append(a.overrides, arg)
-			continue
-		}
-
-		flagName, value, hasValue := strings.Cut(arg, "=") // as written: -c, --config
-		name := strings.TrimPrefix(strings.TrimPrefix(flagName, "-"), "-")
-		if name == "h" || name == "help" {
-			if hasValue {
-				return a, fmt.Errorf("flag %s takes no value", flagName)
-			}
-			return a, errHelp
-		}
-		if !knownServeFlag(name) {
-			return a, fmt.Errorf("unknown flag %s", flagName)
-		}
-		if !hasValue {
-			if i+1 == len(args) {
-				return a, fmt.Errorf("flag %s needs a value", flagName)
-			}
-			i++
-			value = args[i]
-		}
-		switch name {
-		case "c", "config":
-			if value == "" {
-				return a, fmt.Errorf("flag %s needs a file name", flagName)
-			}
-			a.files = append(a.files, value)
-		case "log-format":
-			if value != "text" && value != "json" {
-				return a, fmt.Errorf("flag %s: %q is not a log format: text or json", flagName, value)
-			}
-			a.logFormat = value
-		case "log-level":
-			if err := a.logLevel.UnmarshalText([]byte(value)); err != nil {
-				return a, fmt.Errorf("flag %s: %q is not a level: debug, info, warn or error", flagName, value)
-			}
-		case "drain-timeout":
-			d, err := time.ParseDuration(value)
-			if err != nil || d < 0 {
-				return a, fmt.Errorf("flag %s: %q is not a duration such as 30s or 2m (0: no limit)", flagName, value)
-			}
-			if d == 0 {
-				d = -1 // server.Options: negative means no limit
-			}
-			a.drainTimeout = d
-		}
+			return nil
+		},
+	}
+	var err error
+	a.overrides, err = s.scan(args)
+	if err != nil {
+		return a, err
 	}
 	return a, nil
 }

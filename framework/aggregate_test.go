@@ -169,8 +169,14 @@ func TestAggregateMetricsWorkedExamples(t *testing.T) {
 			if res.Status != c.status || string(res.Body) != c.out {
 				t.Errorf("got %d\n%s\nwant %d\n%s", res.Status, res.Body, c.status, c.out)
 			}
-			if n := len(res.SetCookies()); n != 1 {
-				t.Errorf("%d Set-Cookie headers, want 1", n)
+			// Python's unhandled 500 carries no Set-Cookie (nemo-gym-peer
+			// goldens, "aggregate_metrics: ints and no indices").
+			want := 1
+			if c.status == 500 {
+				want = 0
+			}
+			if n := len(res.SetCookies()); n != want {
+				t.Errorf("%d Set-Cookie headers, want %d", n, want)
 			}
 		})
 	}

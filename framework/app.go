@@ -491,6 +491,9 @@ func (a *App) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		a.log.Log(r.Context(), level, "request failed", attrs...)
 	}
+	if st.unhandled {
+		omitSessionCookie(w)
+	}
 	writeJSON(w, st.Code, st.Body)
 }
 

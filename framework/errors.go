@@ -96,6 +96,11 @@ type Status struct {
 	Detail string
 
 	mcpCode int // the MCP door's status when it differs from Code
+
+	// unhandled marks Python's unhandled-exception answer (a JSON-string
+	// 500): Starlette writes it from ServerErrorMiddleware, outside NeMo's
+	// SessionMiddleware, so it carries no Set-Cookie.
+	unhandled bool
 }
 
 // MCPText returns the MCP isError text for a failed call of tool:
@@ -122,6 +127,13 @@ func (s Status) MCPText(tool string) string {
 //   - a recovered panic or any other error: 500; the body is a JSON string of
 //     the error text (NeMo's exception middleware writes repr(e) the same way);
 //     the detail is that text.
+//
+// The JSON-string 500 is Python's unhandled-exception answer: the HTTP door
+// writes it without the rollout session's Set-Cookie (see
+// [SessionCookieOmitter]); every other answer, a 500 chosen with [Errorf]
+// included, keeps it (golden: nemo-gym-peer/example_mcp_weather.jsonl,
+// "unhandled 500 mid-rollout"; math_advanced_calculations.jsonl, "divide by
+// zero").
 //
 // A nil err gives Code 200 and a nil Body.
 func StatusOf(err error) Status {
@@ -167,7 +179,39 @@ func StatusOf(err error) Status {
 	}
 	text := err.Error()
 	body, _ := pyjson.Marshal(text, pyjson.Python)
-	return Status{Code: 500, Body: body, Detail: text}
+	return Status{Code: 500, Body: body, Detail: text, unhandled: true}
+}
+
+// A SessionCookieOmitter is an http.ResponseWriter that can leave the rollout
+// session's Set-Cookie off the response it is about to send. The writer that
+// session.Middleware hands down is one. Before the HTTP door writes Python's
+// unhandled-exception answer (the JSON-string 500 of [StatusOf]: a panic, a
+// plain error, a body sent without a JSON Content-Type), it calls
+// OmitSessionCookie on the first writer of the Unwrap chain that implements
+// it, as Starlette answers those from ServerErrorMiddleware, outside NeMo's
+// SessionMiddleware, with no Set-Cookie. A NeMo agent then replaces its
+// cookie jar with nothing, and its next call starts a new session, exactly
+// as against Python (golden: nemo-gym-peer/workplace_assistant.jsonl,
+// "unhandled 500 mid-rollout, then the next call"). OmitSessionCookie has no
+// effect once the headers were sent.
+type SessionCookieOmitter interface {
+	OmitSessionCookie()
+}
+
+// omitSessionCookie calls OmitSessionCookie on the first writer of w's
+// Unwrap chain that has it.
+func omitSessionCookie(w http.ResponseWriter) {
+	for w != nil {
+		if o, ok := w.(SessionCookieOmitter); ok {
+			o.OmitSessionCookie()
+			return
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
+	}
 }
 
 type detailBody struct {

@@ -141,6 +141,12 @@ var wireCases = []wireCase{
 	{"verify_missing_response", "POST", "/verify", jsonCT, `{"responses_create_params":{"input":"hi"}}`, 422, `{"detail":[{"type":"missing","loc":["body","response"],"msg":"Field required","input":{"responses_create_params":{"input":"hi"}}}]}`},
 }
 
+// unhandledCases are Python's unhandled-exception answers: Starlette sends
+// them without the session's Set-Cookie (nemo-gym-peer goldens).
+var unhandledCases = map[string]bool{
+	"error_500": true, "panic_500": true, "text_plain": true, "no_content_type": true, "finite_number_nan_500": true,
+}
+
 func TestWireGolden(t *testing.T) {
 	t.Parallel()
 	ts := servertest.New(t, new(wireServer), servertest.Options{ServerType: "wire", Name: "wire"})
@@ -159,8 +165,12 @@ func TestWireGolden(t *testing.T) {
 			if c.want != "" && string(res.Body) != c.want {
 				t.Errorf("body\n got %s\nwant %s", res.Body, c.want)
 			}
-			if n := len(res.SetCookies()); n != 1 {
-				t.Errorf("%d Set-Cookie headers, want exactly 1", n)
+			want := 1
+			if unhandledCases[c.name] {
+				want = 0
+			}
+			if n := len(res.SetCookies()); n != want {
+				t.Errorf("%d Set-Cookie headers, want %d", n, want)
 			}
 			if sc := res.SetCookies(); len(sc) == 1 && !strings.HasPrefix(sc[0], "wire___wire=") {
 				t.Errorf("cookie %q, want name wire___wire", sc[0])

@@ -29,7 +29,10 @@
 // On the HTTP door a session travels in a cookie, as NeMo Gym's agents
 // expect: [Manager.Middleware] reads it, and sets it on every response,
 // exactly once, errors and panics included, because the agents replace
-// their cookies with each response's. The cookie holds only an opaque
+// their cookies with each response's. The one exception is Python's
+// unhandled-exception answer (the framework's JSON-string 500), which
+// carries none, as Starlette's does (see OmitSessionCookie on the writer
+// Middleware hands down). The cookie holds only an opaque
 // token; an scs store (github.com/alexedwards/scs/v2) maps it to the
 // session id. A request without a usable cookie starts a new session, and
 // the last cookie of the name counts when a request carries several, as

@@ -166,7 +166,9 @@ func (m *Manager) State() StateStore { return m.state }
 // whatever next does: success or error statuses, writing early, flushing,
 // writing nothing at all, or panicking (recovered by an inner middleware, or
 // by an outer one that writes its error response to the original
-// ResponseWriter). The header is set before next runs and checked again
+// ResponseWriter), unless next calls OmitSessionCookie on the ResponseWriter
+// before the headers are sent (the framework does for Python's
+// unhandled-exception 500, which Starlette sends without the cookie). The header is set before next runs and checked again
 // just before the headers are sent, where any other cookie of the same name
 // that next set is dropped. NeMo Gym's agents replace their cookies with
 // each response's, so a response without it would lose the rollout. The
@@ -486,7 +488,7 @@ func storeKey(token string) string {
 }
 
 // fixCookie makes cookie the only Set-Cookie of h for the cookie name,
-// keeping the other cookies.
+// keeping the other cookies; an empty cookie removes every one of the name.
 func fixCookie(h http.Header, name, cookie string) {
 	vals := h["Set-Cookie"]
 	if len(vals) == 1 && vals[0] == cookie {
@@ -498,7 +500,14 @@ func fixCookie(h http.Header, name, cookie string) {
 			kept = append(kept, v)
 		}
 	}
-	h["Set-Cookie"] = append(kept, cookie)
+	if cookie != "" {
+		kept = append(kept, cookie)
+	}
+	if len(kept) == 0 {
+		delete(h, "Set-Cookie")
+		return
+	}
+	h["Set-Cookie"] = kept
 }
 
 // errResponseReplaced is what Write returns to a handler whose response
@@ -516,6 +525,24 @@ type responseWriter struct {
 	fresh    *freshSession
 	sent     bool // headers sent or being sent
 	replaced bool // the response is Manager's error response
+	omit     bool // OmitSessionCookie: send no session cookie
+}
+
+// OmitSessionCookie leaves the session cookie off this response, as Python
+// answers an unhandled exception (Starlette's ServerErrorMiddleware sits
+// outside NeMo's SessionMiddleware): the gymkit framework calls it before
+// writing such a 500 (framework.SessionCookieOmitter). Any Set-Cookie of the
+// session's name is removed when the headers are sent, and a new session is
+// not saved, since its cookie never reaches the client. A NeMo agent replaces
+// its cookie jar with the response's cookies, so its next request starts a
+// new session, as it does against Python (golden:
+// nemo-gym-peer/workplace_assistant.jsonl, "unhandled 500 mid-rollout, then
+// the next call"). State already written with [Update] stays in the store
+// until it expires. It has no effect once the headers were sent.
+func (w *responseWriter) OmitSessionCookie() {
+	if !w.sent {
+		w.omit = true
+	}
 }
 
 // beforeHeaders runs once before the headers are sent and reports whether
@@ -526,6 +553,10 @@ func (w *responseWriter) beforeHeaders() bool {
 	}
 	w.sent = true
 	h := w.Header()
+	if w.omit {
+		fixCookie(h, w.m.name, "")
+		return true
+	}
 	fixCookie(h, w.m.name, w.cookie)
 	if w.fresh == nil {
 		return true

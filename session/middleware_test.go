@@ -997,3 +997,50 @@ func TestStoreFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestOmitSessionCookie: a handler that asks for it before writing gets a
+// response without the session cookie (Python's unhandled 500), other
+// cookies kept; asked after the headers were sent, it changes nothing; a
+// client that replaces its jar with the answer's cookies starts a new session.
+func TestOmitSessionCookie(t *testing.T) {
+	t.Parallel()
+	type omitter interface{ OmitSessionCookie() }
+	m := newManager(t, session.Options{})
+	ts := serve(t, m.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/unhandled":
+			http.SetCookie(w, &http.Cookie{Name: "other", Value: "1"})
+			http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "stale"})
+			w.(omitter).OmitSessionCookie()
+			w.WriteHeader(http.StatusInternalServerError)
+			io.WriteString(w, `"TypeError('x')"`)
+		case "/late":
+			w.WriteHeader(http.StatusOK)
+			w.(omitter).OmitSessionCookie()
+			io.WriteString(w, session.ID(r.Context()))
+		default:
+			counterHandler(w, r)
+		}
+	})))
+	first := call(t, ts, "/count")
+	jar := replay(first.sessionCookie(t))
+
+	e := call(t, ts, "/unhandled", jar)
+	if n := len(e.sessionCookies()); n != 0 || e.status != 500 {
+		t.Fatalf("status %d with %d session cookies (%q), want 500 with none", e.status, n, e.raw)
+	}
+	if len(e.cookies) != 1 || e.cookies[0].Name != "other" {
+		t.Errorf("other cookies %q, want only other=1", e.raw)
+	}
+	// The agent's jar is now empty: the next call is a new session.
+	if got := call(t, ts, "/count"); got.body != "1" {
+		t.Errorf("count %q after the jar emptied, want 1 (a new session)", got.body)
+	}
+	// The old cookie still names its session: state was not lost.
+	if got := call(t, ts, "/count", jar); got.body != "2" {
+		t.Errorf("count %q with the old cookie, want 2", got.body)
+	}
+	if e := call(t, ts, "/late"); len(e.sessionCookies()) != 1 {
+		t.Errorf("OmitSessionCookie after the headers: %d session cookies, want 1", len(e.sessionCookies()))
+	}
+}

@@ -19,14 +19,14 @@ import (
 // library doing it) gets no response at all: the connection is closed. NeMo's
 // aiohttp client retries a ServerDisconnectedError without limit (contract
 // a.7), so the agent loops on that tool forever. Expected: a 500 JSON-string
-// body with the session cookie, like a panic.
+// body without the session cookie, like a panic (Starlette sends none).
 func TestHandlerGoexit(t *testing.T) {
 	ts := servertest.New(t, &breakEnv{}, servertest.Options{})
 	req, _ := http.NewRequest("POST", ts.URL+"/goexit", strings.NewReader(`{}`))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("POST /goexit: no HTTP response at all: %v (want 500 with one Set-Cookie)", err)
+		t.Fatalf("POST /goexit: no HTTP response at all: %v (want a 500 JSON-string body)", err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)

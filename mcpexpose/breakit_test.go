@@ -333,20 +333,27 @@ func TestDoorAcceptsItsLongestToken(t *testing.T) {
 	}
 }
 
-// Content-Type is read as NeMo's Python SDK reads it, with the door's own
-// 415 text.
+// Content-Type is read as NeMo's Python SDK reads it: a value that does not
+// start with application/json is the transport security's 400 (see
+// TestBadContentTypeIs400InvalidContentTypeHeader), one that starts so but
+// does not list it the door's 415.
 func TestContentTypeLikePython(t *testing.T) {
 	t.Parallel()
 	h := newHost(t, &Store{})
 	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "application/json; charset",
-		"application/json;", "application/json, text/plain", "text/plain, application/json", " application/json ,x", "Application/JSON"} {
+		"application/json;", "application/json, text/plain", "application/json ,x", "Application/JSON"} {
 		if r := h.do("POST", "/mcp", ping, "Content-Type", ct, "Accept", both); r.Status != 200 || string(r.Body) != `{"jsonrpc":"2.0","id":1,"result":{}}` {
 			t.Errorf("Content-Type %q: %d %s", ct, r.Status, r.Body)
 		}
 	}
+	for _, ct := range []string{"", "text/plain", "text/plain; application/json", "text/plain, application/json", "application/vnd.api+json"} {
+		if r := h.do("POST", "/mcp", ping, "Content-Type", ct, "Accept", both); r.Status != 400 || string(r.Body) != "Invalid Content-Type header" {
+			t.Errorf("Content-Type %q: %d %s", ct, r.Status, r.Body)
+		}
+	}
 	want := `{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Unsupported Media Type: Content-Type must be application/json"}}`
-	for _, ct := range []string{"", "text/plain", "text/plain; application/json", "application/jsonx", "application/vnd.api+json", "application/json-seq"} {
+	for _, ct := range []string{"application/jsonx", "application/json-seq", "application/json-patch+json; charset=utf-8"} {
 		if r := h.do("POST", "/mcp", ping, "Content-Type", ct, "Accept", both); r.Status != 415 || string(r.Body) != want {
 			t.Errorf("Content-Type %q: %d %s", ct, r.Status, r.Body)
 		}

@@ -24,6 +24,9 @@ const warn = slog.LevelWarn
 const (
 	textMissingToken = "Missing " + TokenHeader + " for Gym MCP tool call."
 	textInvalidToken = "Invalid Gym MCP session token."
+	// textOutOfRange is the isError text of a result holding NaN or an
+	// infinity (Python's ValueError, as NeMo's server answers it).
+	textOutOfRange = "Out of range float values are not JSON compliant"
 )
 
 // methods is the door's receiving middleware on the SDK server. It answers
@@ -47,6 +50,9 @@ func (d *Door) methods(next mcp.MethodHandler) mcp.MethodHandler {
 			return d.list(req), nil
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok {
+				if !argumentsOK(r) {
+					return nil, errInvalidParams()
+				}
 				return d.call(ctx, r), nil
 			}
 		}
@@ -60,8 +66,31 @@ func (d *Door) methods(next mcp.MethodHandler) mcp.MethodHandler {
 // (without the explicit "isError": false).
 func (d *Door) sdkHandler(e *exposed) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if !argumentsOK(req) {
+			return nil, errInvalidParams()
+		}
 		return d.call(ctx, req).CallToolResult, nil
 	}
+}
+
+// argumentsOK reports whether a tools/call's arguments are what the Python
+// SDK's CallToolRequestParams accepts (dict[str, Any] | None): an object,
+// null or nothing. Anything else (a JSON string holding an object, an
+// array, a number) fails pydantic's validation of the whole request, before
+// the tool name or the token is looked at.
+func argumentsOK(r *mcp.CallToolRequest) bool {
+	if r == nil || r.Params == nil {
+		return true
+	}
+	a := bytes.TrimSpace(r.Params.Arguments)
+	return len(a) == 0 || a[0] == '{' || string(a) == "null"
+}
+
+// errInvalidParams is the Python SDK's answer to a request it cannot
+// validate: JSON-RPC -32602 "Invalid request parameters", data "" (the
+// same error writeInvalidParams writes for the messages the go-sdk refuses).
+func errInvalidParams() error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid request parameters", Data: json.RawMessage(`""`)}
 }
 
 func toolName(r *mcp.CallToolRequest) string {
@@ -194,8 +223,10 @@ func (d *Door) success(ctx context.Context, e *exposed, res any) *callResult {
 	}
 	b, err := framework.MarshalJSON(res, framework.JSONPython)
 	if err != nil {
-		if msg := err.Error(); strings.HasPrefix(msg, "Out of range float values are not JSON compliant") {
-			return errorResult(msg) // NaN and infinities: Python's ValueError text, as is
+		if strings.HasPrefix(err.Error(), textOutOfRange) {
+			// NaN and infinities: the text of Python's ValueError as NeMo's
+			// server answers it, without the value.
+			return errorResult(textOutOfRange)
 		}
 		err = fmt.Errorf("encoding the response: %w", err)
 		d.logAttrs(ctx, "tool call failed", slog.LevelError, "tool", e.tool.Name, "status", 500, "error", err)
@@ -203,7 +234,7 @@ func (d *Door) success(ctx context.Context, e *exposed, res any) *callResult {
 	}
 	switch {
 	case len(b) > 0 && b[0] == '{':
-		return textResult(string(b), b)
+		return textResult(string(b), structured(b))
 	case e.hasOutput:
 		// An outputSchema promises structuredContent on every success (the
 		// TypeScript SDK client rejects a success without it), and the
@@ -219,6 +250,34 @@ func (d *Door) success(ctx context.Context, e *exposed, res any) *callResult {
 		}
 	}
 	return textResult(string(b), nil)
+}
+
+// structured returns the structuredContent of a success whose text is the
+// JSON object b. Python's server parses the text (json.loads) and the MCP
+// SDK writes the object with pydantic, whose floats differ from Python's
+// repr in exponent form only (1e-05 is 0.00001, 1e-07 is 1e-7, 1e+16
+// stays): a text without such a number is the structuredContent as is.
+func structured(b []byte) json.RawMessage {
+	if !hasExponent(b) {
+		return b
+	}
+	s, err := framework.MarshalJSON(json.RawMessage(b), framework.JSONPydantic)
+	if err != nil {
+		return b // not reached: b is the encoder's own JSON
+	}
+	return s
+}
+
+// hasExponent reports whether b may hold a number in exponent form: a digit
+// followed by e or E. Strings that contain one ("2e") only cost the
+// re-encoding.
+func hasExponent(b []byte) bool {
+	for i := 1; i < len(b); i++ {
+		if c := b[i]; (c == 'e' || c == 'E') && '0' <= b[i-1] && b[i-1] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // describeJSON names the JSON type of b for an error message.

@@ -51,8 +51,11 @@
 // client that goes away cancels). Transport errors are JSON-RPC error
 // bodies with id "server-error", as NeMo's Python SDK writes them, and
 // the messages the go-sdk alone would answer otherwise (batches, odd or
-// large ids, unknown methods and notifications, null params, the
-// protocol-version header's place in the checks) get Python's answers.
+// large ids, unknown methods and notifications, null params, params the
+// Python SDK's models refuse such as tools/call arguments that are not an
+// object, the protocol-version header's place in the checks, a bad
+// Content-Type) get Python's answers, as the recorded answers of NeMo's
+// Python servers show them (internal/peerreplay).
 //
 // docs/mcp.md describes the door for users: wiring, tokens, allow-lists,
 // the differences from Python, and the conformance results.

@@ -155,6 +155,21 @@ type Measure struct {
 	X float64 `json:"x"`
 }
 
+// Floats holds numbers whose Python repr and pydantic forms differ (and
+// some whose forms agree).
+type Floats struct {
+	Tiny    float64         `json:"tiny"`
+	Tinier  float64         `json:"tinier"`
+	Small   float64         `json:"small"`
+	Big     float64         `json:"big"`
+	Huge    float64         `json:"huge"`
+	Whole   float64         `json:"whole"`
+	Count   int             `json:"count"`
+	Nested  []float64       `json:"nested"`
+	Text    string          `json:"text"`
+	Literal framework.Value `json:"literal"`
+}
+
 func (Shapes) Routes(r *framework.Router) {
 	framework.Post(r, "/dict_body", func(_ context.Context, body map[string]any) (map[string]any, error) { return body, nil })
 	framework.Post(r, "/dict_object", func(_ context.Context, body framework.Object) (framework.Object, error) { return body, nil })
@@ -177,6 +192,12 @@ func (Shapes) Routes(r *framework.Router) {
 	framework.Post(r, "/numbers", func(context.Context, framework.NoBody) ([]int, error) { return []int{1, 2}, nil })
 	framework.Post(r, "/boom", func(context.Context, framework.NoBody) (struct{}, error) { panic("boom") })
 	framework.Post(r, "/nan", func(context.Context, framework.NoBody) (Measure, error) { return Measure{X: math.NaN()}, nil })
+	framework.Post(r, "/inf", func(context.Context, framework.NoBody) (Measure, error) { return Measure{X: math.Inf(1)}, nil })
+	framework.Post(r, "/neg_inf", func(context.Context, framework.NoBody) ([]float64, error) { return []float64{math.Inf(-1)}, nil })
+	framework.Post(r, "/floats", func(context.Context, framework.NoBody) (Floats, error) {
+		return Floats{Tiny: 1e-05, Tinier: -1.5e-07, Small: 0.0001, Big: 1e16, Huge: 1.5e22, Whole: 5, Count: 7,
+			Nested: []float64{2.5e-06, 1e-4}, Text: "1e-05 2E+16", Literal: framework.NumberValue("1E-5")}, nil
+	})
 	framework.Post(r, "/html", func(context.Context, framework.NoBody) (map[string]string, error) {
 		return map[string]string{"s": "<b>&amp; é\u2028"}, nil
 	})

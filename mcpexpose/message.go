@@ -27,6 +27,9 @@ import (
 //     token back);
 //   - subscriptions/listen, which the SDK answers with an SSE stream,
 //     gets Python's answer to a method it does not know;
+//   - a tools/call whose params have no string "name" (missing, null, a
+//     number) gets Python's -32602 "Invalid request parameters" (the SDK
+//     would read a missing or null name as "", an unknown tool);
 //   - "params": null is dropped, so that it reads as missing params, and
 //     params that are neither an object nor null make the message invalid
 //     JSON-RPC (400, -32602), as pydantic reads them;
@@ -38,12 +41,16 @@ import (
 // request method without id, a notification with an id, missing params)
 // gets Python's answer too: 202 for a notification, else a JSON-RPC error
 // -32602 "Invalid request parameters" with the request's id (see
-// [rewriter.finish]).
+// [rewriter.finish]); so does a request whose params the SDK cannot decode
+// (see invalidParamsAnswer), and a tools/call whose arguments are not an
+// object (see argumentsOK).
 
 // Byte patterns of the quick checks.
 var (
 	keyID       = []byte(`"id"`)
 	keyParams   = []byte(`"params"`)
+	keyName     = []byte(`"name"`)
+	toolsCall   = []byte(`"` + methodToolsCall + `"`)
 	metaVersion = []byte(metaKeyProtocolVersion)
 	listen      = []byte(methodListen)
 )
@@ -53,6 +60,7 @@ const (
 	metaKeyProtocolVersion = "io.modelcontextprotocol/protocolVersion"
 	methodListen           = "subscriptions/listen"
 	methodInitialize       = "initialize"
+	methodToolsCall        = "tools/call"
 	// maxSafeIDDigits is the longest integer id the SDK keeps exactly (it
 	// decodes ids as float64, exact up to 2^53).
 	maxSafeIDDigits = 15
@@ -70,7 +78,8 @@ func preflight(w http.ResponseWriter, body []byte, version string) (sdkBody, ech
 		!valueAfter(body, keyID, riskyID) &&
 		!valueAfter(body, keyParams, notObject) &&
 		!bytes.Contains(body, metaVersion) &&
-		!bytes.Contains(body, listen) {
+		!bytes.Contains(body, listen) &&
+		!(bytes.Contains(body, toolsCall) && (!bytes.Contains(body, keyName) || valueAfter(body, keyName, notString))) {
 		return body, nil, false, false // the hot path
 	}
 	if !json.Valid(body) {
@@ -126,6 +135,12 @@ func preflight(w http.ResponseWriter, body []byte, version string) (sdkBody, ech
 		} else {
 			writeAccepted(w)
 		}
+		return nil, nil, false, true
+	}
+	if method == methodToolsCall && hasID && hasParams && params[0] == '{' && !nameIsString(params) {
+		// CallToolRequestParams.name is a required str for pydantic; the
+		// SDK would read a missing or null name as "" (an unknown tool).
+		writeInvalidParams(w, id)
 		return nil, nil, false, true
 	}
 	changed := false
@@ -242,6 +257,19 @@ func riskyID(v []byte) bool {
 		return !integer || digits > maxSafeIDDigits
 	}
 	return true
+}
+
+// notString reports whether the value at the start of v is not a string.
+func notString(v []byte) bool { return v[0] != '"' }
+
+// nameIsString reports whether the params object p has a string "name".
+func nameIsString(p json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(p, &m) != nil {
+		return true // the SDK answers what it cannot decode
+	}
+	name := m["name"]
+	return len(name) > 0 && name[0] == '"'
 }
 
 // notObject reports whether the value at the start of v is not an object.

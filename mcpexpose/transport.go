@@ -21,20 +21,26 @@ import (
 // contract specifies before the go-sdk sees the request, because the SDK
 // answers some of it differently, in the order of NeMo's Python SDK:
 //
-//   - only POST (405, Allow: POST; the SDK too);
+//   - only POST (405, Allow: POST; the SDK too; DELETE with Python's
+//     "Session termination not supported");
+//   - a Content-Type that does not start with application/json (any
+//     case): 400, the text "Invalid Content-Type header" and no
+//     Content-Type, as the Python SDK's transport security check answers
+//     it before anything else;
 //   - the DNS-rebinding check, when on (403);
 //   - Accept must include application/json, */* or application/* (406);
 //     text/event-stream is not required (the SDK requires it: the door
 //     adds it for the SDK, which answers JSON anyway);
-//   - Content-Type: the part before ";" must list application/json among
-//     its comma-separated values, as Python reads it (415);
+//   - Content-Type, again: the part before ";" must list application/json
+//     among its comma-separated values, as Python reads it (415, for
+//     application/jsonx, application/json-seq, ...);
 //   - the body limit (413);
 //   - the body itself (see preflight): a body that is not JSON (-32700)
 //     or not a JSON-RPC message (-32602), then an Mcp-Protocol-Version
 //     header that names no supported version (400; not on initialize),
 //     batches, ids and the methods Python answers differently.
 //
-// These answers, and every error the SDK itself writes as text/plain (a
+// These answers (but the 400 for Content-Type), and every error the SDK itself writes as text/plain (a
 // body that is not JSON-RPC, ...), are JSON-RPC error bodies with id
 // "server-error", as NeMo's Python SDK writes them.
 func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -43,8 +49,17 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodPost {
+		msg := "Method Not Allowed"
+		if r.Method == http.MethodDelete {
+			msg = "Method Not Allowed: Session termination not supported" // Python's stateless DELETE
+		}
 		w.Header().Set("Allow", http.MethodPost)
-		writeRPCError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest, "Method Not Allowed")
+		writeRPCError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest, msg)
+		return
+	}
+	ct := r.Header.Get("Content-Type")
+	if !startsJSON(ct) {
+		writeInvalidContentType(w)
 		return
 	}
 	if d.hosts != nil {
@@ -58,7 +73,6 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "Not Acceptable: Client must accept application/json")
 		return
 	}
-	ct := r.Header.Get("Content-Type")
 	ctOK := ct == "application/json" // what the SDK accepts as is
 	if !ctOK {
 		if !jsonContentType(ct) {
@@ -151,6 +165,40 @@ func jsonContentType(ct string) bool {
 	return false
 }
 
+// startsJSON is the Content-Type check of the Python SDK's transport
+// security (TransportSecurityMiddleware._validate_content_type), which
+// runs on every POST before the transport reads anything else: the value
+// starts with application/json, in any case (Python lower-cases it; only
+// ASCII letters can lower-case to those of the prefix).
+func startsJSON(ct string) bool {
+	const prefix = "application/json"
+	if len(ct) < len(prefix) {
+		return false
+	}
+	for i := range len(prefix) {
+		c := ct[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// writeInvalidContentType writes the Python SDK's answer to a POST whose
+// Content-Type fails startsJSON: Starlette's plain Response, 400, the text
+// and no Content-Type header.
+func writeInvalidContentType(w http.ResponseWriter) {
+	h := w.Header()
+	h.Del("Content-Length")
+	h.Del("X-Content-Type-Options")
+	h["Content-Type"] = nil // no header, and no sniffing
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write([]byte("Invalid Content-Type header"))
+}
+
 // accepts is the SDK's reading of Accept (base media types, wildcards).
 func accepts(values []string) (jsonOK, streamOK bool) {
 	for _, v := range values {
@@ -218,6 +266,16 @@ func (w *rewriter) Write(p []byte) (int, error) {
 		w.message = append(w.message, p...)
 		return len(p), nil
 	}
+	if bytes.Contains(p, sdkParamsError) {
+		// The SDK writes its one JSON answer in one Write.
+		if q, ok := invalidParamsAnswer(p, w.id); ok {
+			w.id = nil
+			if _, err := w.ResponseWriter.Write(q); err != nil {
+				return 0, err
+			}
+			return len(p), nil
+		}
+	}
 	if w.id != nil {
 		// The SDK writes its one JSON answer in one Write.
 		id := w.id
@@ -246,6 +304,31 @@ func (w *rewriter) Flush() {
 
 // Unwrap returns the underlying ResponseWriter, for http.ResponseController.
 func (w *rewriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// sdkParamsError starts the SDK's answer to params it cannot decode
+// ("handling 'tools/call': invalid params: unmarshaling ...": a name that
+// is not a string, a _meta that is not an object, ...).
+var sdkParamsError = []byte(`,"error":{"code":-32602,"message":"handling '`)
+
+// invalidParamsAnswer rewrites the SDK's answer p to params it cannot
+// decode into Python's, whose pydantic validation refuses the same params:
+// -32602 "Invalid request parameters", data "", with the request's id (id,
+// when the door keeps the raw one, else the SDK's).
+func invalidParamsAnswer(p, id []byte) ([]byte, bool) {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(p, &m) != nil || len(m.ID) == 0 {
+		return nil, false
+	}
+	if id == nil {
+		id = m.ID
+	}
+	b := make([]byte, 0, len(id)+96)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	return append(b, `,"error":{"code":-32602,"message":"Invalid request parameters","data":""}}`...), true
+}
 
 // sdkDispatchErrors are the prefixes of the SDK's text for a message it
 // refuses at dispatch (checkRequest): an unknown method (jsonrpc2's

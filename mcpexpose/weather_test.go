@@ -16,7 +16,7 @@ func weatherVerify(name, city string) string {
 		`"response":{"id":"r","created_at":0.0,"model":"m","object":"response","parallel_tool_calls":false,"tool_choice":"auto","tools":[],"output":[` +
 		`{"type":"function_call","name":"` + name + `","arguments":"{\"city\":\"` + city + `\"}","call_id":"c1"},` +
 		`{"type":"function_call_output","call_id":"c1","output":"{}"},` +
-		`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"The weather in ` + city + ` is sunny and 72 F."}]}]}}`
+		`{"id":"msg_1","type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"The weather in ` + city + ` is sunny and 72 F.","annotations":[]}]}]}}`
 }
 
 func reward(t *testing.T, r reply) float64 {

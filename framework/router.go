@@ -86,6 +86,7 @@ var reservedNames = map[string]bool{"verify": true, "seed_session": true, "aggre
 //     (pydantic users: a field without a default is NOT required here);
 //   - string (strict: 5 is a 422), bool ("yes", 1, ...), every int and uint
 //     kind ("3", 3.0 and true are ints; Go's range is enforced as ge/le),
+//     [Int] (Python's unbounded int, the same rules without a range),
 //     float32/float64 ("2.5", "inf", true), []T, map[string]T, nested
 //     structs (embedded structs are flattened), *T (Optional: null is nil);
 //   - [Value], [Object], json.RawMessage and any accept any JSON;

@@ -101,14 +101,14 @@ func TestStartSelectsInstance(t *testing.T) {
 	files := []string{configPath(t, "example_mcp_weather"), configPath(t, "example_session_state_mgmt")}
 	_, err := rollout.Start(context.Background(), rollout.EmbedOptions{Files: files, WorkDir: t.TempDir()})
 	var ue *rollout.UsageError
-	if !errors.As(err, &ue) || err.Error() != "the configuration has 2 instances (example_mcp_weather, example_session_state_mgmt): choose one with --instance NAME" {
+	if !errors.As(err, &ue) || err.Error() != "the configuration has 2 instances (example_mcp_weather, example_session_state_mgmt_resources_server): choose one with --instance NAME" {
 		t.Errorf("no --instance: %v", err)
 	}
 	_, err = rollout.Start(context.Background(), rollout.EmbedOptions{Files: files, WorkDir: t.TempDir(), Instance: "example_mcp_wether"})
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), `no instance "example_mcp_wether" in the configuration; its instances: example_mcp_weather, example_session_state_mgmt (did you mean "example_mcp_weather"?)`) {
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), `no instance "example_mcp_wether" in the configuration; its instances: example_mcp_weather, example_session_state_mgmt_resources_server (did you mean "example_mcp_weather"?)`) {
 		t.Errorf("unknown --instance: %v", err)
 	}
-	e := start(t, rollout.EmbedOptions{Files: files, Instance: "example_session_state_mgmt"})
+	e := start(t, rollout.EmbedOptions{Files: files, Instance: "example_session_state_mgmt_resources_server"})
 	if e.Instance.ServerType != "example_session_state_mgmt" {
 		t.Errorf("started %s", e.Instance.ServerType)
 	}

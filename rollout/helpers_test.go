@@ -25,7 +25,7 @@ func weatherServer(t *testing.T, name string) *servertest.Server {
 }
 
 func counterServer(t *testing.T, mcp bool) *servertest.Server {
-	return servertest.New(t, new(counter.Counter), servertest.Options{Name: counter.Name, ServerType: counter.Name, MCP: mcp})
+	return servertest.New(t, new(counter.Counter), servertest.Options{Name: "example_session_state_mgmt_resources_server", ServerType: counter.Name, MCP: mcp})
 }
 
 // result is a finished run: its summary, prints and files.

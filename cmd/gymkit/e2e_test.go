@@ -78,7 +78,7 @@ func TestServeEndToEnd(t *testing.T) {
 			fail("no ready line after 20s")
 		}
 	}
-	if want := []string{"example_mcp_weather", "example_session_state_mgmt", "slow"}; fmt.Sprint(names) != fmt.Sprint(want) {
+	if want := []string{"example_mcp_weather", "example_session_state_mgmt_resources_server", "slow"}; fmt.Sprint(names) != fmt.Sprint(want) {
 		fail("ready lines for %v, want %v", names, want)
 	}
 
@@ -87,16 +87,16 @@ func TestServeEndToEnd(t *testing.T) {
 		expectSeed(t, ro, `{"verifier_metadata":{"expected_city":"Paris"}}`, "example_mcp_weather")
 		expect(t, ro, "/get_weather", `{"city":"Paris"}`, `{"weather":"The weather in Paris is sunny and 72 F."}`)
 		res := verify(t, ro, `{"responses_create_params":{"input":"What is the weather in Paris?"},`+
-			`"response":`+responseWith(`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"The weather in Paris is sunny and 72 F."}]}`)+`,`+
+			`"response":`+responseWith(`{"id":"msg_1","type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"The weather in Paris is sunny and 72 F.","annotations":[]}]}`)+`,`+
 			`"verifier_metadata":{"expected_city":"Paris"}}`)
 		if res["reward"] != 1.0 || res["tool_call_seen"] != true || res["final_response_mentions_weather"] != true {
 			t.Errorf("verify = %v, want reward 1.0 with the tool call seen and the weather mentioned", res)
 		}
 	})
 
-	t.Run("example_session_state_mgmt rollout", func(t *testing.T) {
-		ro := newRollout(urls["example_session_state_mgmt"])
-		expectSeed(t, ro, `{"initial_count":3}`, "example_session_state_mgmt")
+	t.Run("example_session_state_mgmt_resources_server rollout", func(t *testing.T) {
+		ro := newRollout(urls["example_session_state_mgmt_resources_server"])
+		expectSeed(t, ro, `{"initial_count":3}`, "example_session_state_mgmt_resources_server")
 		expect(t, ro, "/increment_counter", `{"count":1}`, `{"success":true}`)
 		expect(t, ro, "/increment_counter", `{"count":2}`, `{"success":true}`)
 		expect(t, ro, "/get_counter_value", `{}`, `{"count":6}`)

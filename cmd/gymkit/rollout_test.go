@@ -142,7 +142,7 @@ func TestRolloutExitCodes(t *testing.T) {
 
 	// A seed 422: exit 1, every file written, the failure listed on stderr.
 	code, stdout, stderr := gymkitRun(t, "rollout", "-c", counterCfg, "-i", rows, "-o", out)
-	if code != 1 || !strings.Contains(stdout, "gymkit rollout: 2 rollouts through the http door of example_session_state_mgmt: 1 succeeded, 1 failed (seed_failed: 1)\n") ||
+	if code != 1 || !strings.Contains(stdout, "gymkit rollout: 2 rollouts through the http door of example_session_state_mgmt_resources_server: 1 succeeded, 1 failed (seed_failed: 1)\n") ||
 		!strings.Contains(stderr, "gymkit rollout: 1 rollout failed; they are in "+filepath.Join(dir, "out", "res_failures.jsonl")+":\n  task 1 rollout 0: seed_failed: HTTP 422 from POST /seed_session: ") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -156,11 +156,11 @@ func TestRolloutExitCodes(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-c", counterCfg, "-i", rows, "-o", out, "--door", "mcp", "example_session_state_mgmt.resources_servers.example_session_state_mgmt.expose_tools_over_mcp=false"},
-			`gymkit rollout: --door mcp: instance "example_session_state_mgmt" does not serve MCP; set expose_tools_over_mcp: true (override: example_session_state_mgmt.resources_servers.example_session_state_mgmt.expose_tools_over_mcp=true)`},
+		{[]string{"-c", counterCfg, "-i", rows, "-o", out, "--door", "mcp", "example_session_state_mgmt_resources_server.resources_servers.example_session_state_mgmt.expose_tools_over_mcp=false"},
+			`gymkit rollout: --door mcp: instance "example_session_state_mgmt_resources_server" does not serve MCP; set expose_tools_over_mcp: true (override: example_session_state_mgmt_resources_server.resources_servers.example_session_state_mgmt.expose_tools_over_mcp=true)`},
 		{[]string{"-c", counterCfg, "-c", exampleConfig(t, "example_mcp_weather"), "-i", rows, "-o", out},
-			"gymkit rollout: the configuration has 2 instances (example_mcp_weather, example_session_state_mgmt): choose one with --instance NAME"},
-		{[]string{"-c", counterCfg, "-i", rows, "-o", out, "example_session_state_mgmt.resources_servers.example_session_state_mgmt.colour=1"},
+			"gymkit rollout: the configuration has 2 instances (example_mcp_weather, example_session_state_mgmt_resources_server): choose one with --instance NAME"},
+		{[]string{"-c", counterCfg, "-i", rows, "-o", out, "example_session_state_mgmt_resources_server.resources_servers.example_session_state_mgmt.colour=1"},
 			"colour"},
 		{[]string{"-c", counterCfg, "-i", filepath.Join(dir, "missing.jsonl"), "-o", out},
 			"gymkit rollout: input " + filepath.Join(dir, "missing.jsonl") + ": no such file or directory"},

@@ -4,8 +4,8 @@
 // verified against expected_count. Behaviour:
 // ../shared/spec/small-servers.md section 2.
 //
-// Counts are Go ints (64-bit); Python's are unbounded, so values beyond ±2^63
-// are a 422 here where Python would accept them.
+// Counts are framework.Int, Python's unbounded int: any increment Python
+// accepts is accepted and summed exactly, and nothing wraps at int64.
 package examplesessionstatemgmt
 
 import (
@@ -29,19 +29,19 @@ const stateKey = "counter"
 
 // counter is one rollout's state; Set distinguishes "absent" from 0.
 type counter struct {
-	Count int  `json:"count"`
-	Set   bool `json:"set"`
+	Count framework.Int `json:"count"`
+	Set   bool          `json:"set"`
 }
 
 // SeedRequest is the seed body: initial_count is required; other keys (the
 // dataset row) are ignored.
 type SeedRequest struct {
-	InitialCount int `json:"initial_count" required:"true"`
+	InitialCount framework.Int `json:"initial_count" required:"true"`
 }
 
 // IncrementCounterRequest is increment_counter's input; count may be negative.
 type IncrementCounterRequest struct {
-	Count int `json:"count" required:"true"`
+	Count framework.Int `json:"count" required:"true"`
 }
 
 // IncrementResponse is increment_counter's result: {"success":true}.
@@ -51,13 +51,13 @@ type IncrementResponse struct {
 
 // CountResponse is get_counter_value's result: {"count":n}.
 type CountResponse struct {
-	Count int `json:"count"`
+	Count framework.Int `json:"count"`
 }
 
 // VerifyRequest adds the expected count (not echoed in the answer).
 type VerifyRequest struct {
 	framework.VerifyRequest
-	ExpectedCount int `json:"expected_count" required:"true"`
+	ExpectedCount framework.Int `json:"expected_count" required:"true"`
 }
 
 // VerifyResponse is {"responses_create_params","response","reward"}.
@@ -86,7 +86,7 @@ func (s *Counter) seed(ctx context.Context, req SeedRequest) (struct{}, error) {
 
 func (s *Counter) increment(ctx context.Context, req IncrementCounterRequest) (IncrementResponse, error) {
 	err := session.Update(ctx, stateKey, func(c *counter) error {
-		c.Count += req.Count
+		c.Count = c.Count.Add(req.Count)
 		c.Set = true
 		return nil
 	})
@@ -95,7 +95,7 @@ func (s *Counter) increment(ctx context.Context, req IncrementCounterRequest) (I
 
 // get reads the counter, creating it at 0; it never reads the body.
 func (s *Counter) get(ctx context.Context, _ framework.NoBody) (CountResponse, error) {
-	var n int
+	var n framework.Int
 	err := session.Update(ctx, stateKey, func(c *counter) error {
 		c.Set = true
 		n = c.Count
@@ -110,7 +110,7 @@ func (s *Counter) verify(ctx context.Context, req VerifyRequest) (VerifyResponse
 		return VerifyResponse{}, err
 	}
 	var resp VerifyResponse
-	if ok && c.Set && c.Count == req.ExpectedCount {
+	if ok && c.Set && c.Count.Equal(req.ExpectedCount) {
 		resp.Reward = 1.0
 	}
 	return resp, nil

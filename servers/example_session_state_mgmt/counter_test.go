@@ -17,7 +17,7 @@ import (
 )
 
 func newServer(t *testing.T) *servertest.Server {
-	return servertest.New(t, new(counter.Counter), servertest.Options{ServerType: counter.Name, Name: counter.Name})
+	return servertest.New(t, new(counter.Counter), servertest.Options{ServerType: counter.Name, Name: "example_session_state_mgmt_resources_server"})
 }
 
 func response() map[string]any {
@@ -186,4 +186,51 @@ func TestEdgeCases(t *testing.T) {
 			t.Errorf("unseeded session reward %v, want 0", got)
 		}
 	})
+}
+
+// TestPythonInts replays the increments of the recorded Python counter
+// (../shared/data/nemo-gym-peer/example_session_state_mgmt_resources_server.jsonl,
+// scenario "http"): counts are Python ints, so a 30-digit increment is
+// accepted and summed exactly, and the refused ones change nothing.
+func TestPythonInts(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	ro := ts.Rollout()
+	if res := ro.Post("/seed_session", `{"initial_count":3}`); res.Status != 200 {
+		t.Fatalf("seed: %d %s", res.Status, res.Body)
+	}
+	for _, c := range []struct {
+		count  string
+		status int
+	}{
+		{`2`, 200}, {`"4"`, 200}, {`1.0`, 200}, {`1.5`, 422}, {`"abc"`, 422}, {`true`, 200}, {`"true"`, 422},
+		{`null`, 422}, {`123456789012345678901234567890`, 200}, {`1e3`, 200}, {`" 5 "`, 200}, {`"5.0"`, 200},
+		{`[1]`, 422}, {`-0`, 200},
+	} {
+		if res := ro.Post("/increment_counter", `{"count":`+c.count+`}`); res.Status != c.status {
+			t.Errorf("increment %s: %d %s, want %d", c.count, res.Status, res.Body, c.status)
+		}
+	}
+	const sum = `123456789012345678901234568911`
+	if res := ro.Post("/get_counter_value", `{}`); string(res.Body) != `{"count":`+sum+`}` {
+		t.Fatalf("get_counter_value: %s, want {\"count\":%s}", res.Body, sum)
+	}
+	// Re-seeding keeps it; nothing wraps past int64 in either direction.
+	ro.Post("/seed_session", `{"initial_count":100}`)
+	if got := verifyReward(t, ro, map[string]any{"responses_create_params": map[string]any{"input": "c"}, "expected_count": sum}); got != 1.0 {
+		t.Errorf("verify with the exact sum: reward %v", got)
+	}
+	ro2 := ts.Rollout()
+	ro2.Post("/seed_session", `{"initial_count":9223372036854775807}`)
+	ro2.Post("/increment_counter", `{"count":1}`)
+	if res := ro2.Post("/get_counter_value", nil); string(res.Body) != `{"count":9223372036854775808}` {
+		t.Errorf("2^63-1 + 1 = %s", res.Body)
+	}
+	ro2.Post("/increment_counter", `{"count":"-18446744073709551617"}`)
+	if res := ro2.Post("/get_counter_value", nil); string(res.Body) != `{"count":-9223372036854775809}` {
+		t.Errorf("2^63 - (2^64+1) = %s", res.Body)
+	}
+	if got := verifyReward(t, ro2, map[string]any{"responses_create_params": map[string]any{"input": "c"}, "expected_count": -9223372036854775808}); got != 0.0 {
+		t.Errorf("verify off by one: reward %v", got)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/gymkit/gymkit/framework/internal/pyjson"
 )
 
 // This file reproduces pydantic-core's lax scalar coercions for Python input
@@ -355,4 +357,24 @@ func strAsBool(s string) (val, ok bool) {
 		return true, true
 	}
 	return false, false
+}
+
+// Int validates v as a pydantic v2 lax `int` field (validate_int for the
+// json.loads result): JSON ints of any size, integral floats within ±2^63
+// (1.0, 1e3), bools (true is 1), and strings that str_as_int accepts (" 5 ",
+// "+5", "5.0", "1_000", "007"). It returns the int in canonical decimal text
+// (an optional '-' then digits without leading zeros; "0" for zero) or, on
+// failure, the single error item pydantic gives (int_type, int_parsing,
+// int_from_float, int_parsing_size or finite_number) with an empty Loc.
+// Python ints are unbounded, so no range error is ever produced; m is
+// accepted for symmetry with Unmarshaler (both doors validate ints alike).
+func Int(v pyjson.Value, _ Mode) (string, []ErrorItem) {
+	small, text, fits, errType := laxInt(&v)
+	if errType != "" {
+		return "", []ErrorItem{{Type: errType, Loc: []any{}, Msg: simpleMsg[errType], Input: v}}
+	}
+	if fits {
+		return strconv.FormatInt(small, 10), nil
+	}
+	return string(text), nil
 }

@@ -56,7 +56,8 @@
 // is reported as if the field were declared Annotated[int, Field(ge=MIN,
 // le=MAX)]: "greater_than_equal" / "less_than_equal" with ctx {"ge": MIN} or
 // {"le": MAX}. pydantic's own limit comes first: a float input with |x| >= 2^63
-// gives "int_parsing_size" whatever the Go type, as pydantic does.
+// gives "int_parsing_size" whatever the Go type, as pydantic does. Int gives
+// the validated Python int as text for types that keep any size (framework.Int).
 //
 // # Modes
 //

@@ -326,7 +326,9 @@ func (e *encodeState) marshalJSON(m json.Marshaler, t reflect.Type) error {
 	if err != nil {
 		return &MarshalerError{Type: t, Err: err, Method: "MarshalJSON"}
 	}
-	e.raw(b)
+	if err := e.raw(b); err != nil {
+		return &MarshalerError{Type: t, Err: err, Method: "MarshalJSON"}
+	}
 	return nil
 }
 

@@ -105,7 +105,12 @@ async function main() {
         output: [
           { type: "function_call", name: `mcp__${INSTANCE}__get_weather`, arguments: '{"city":"Paris"}', call_id: "call_1" },
           { type: "function_call_output", call_id: "call_1", output: res.content[0].text },
-          { type: "message", role: "assistant", content: [{ type: "output_text", text: SENTENCE }] },
+          // Python's ResponseOutputMessage requires id (status defaults) and its
+          // output_text parts require annotations: without them /verify is a 422.
+          {
+            id: "msg_1", type: "message", role: "assistant", status: "completed",
+            content: [{ type: "output_text", text: SENTENCE, annotations: [] }],
+          },
         ],
       },
     }),

@@ -74,15 +74,19 @@ type verifyRoute struct {
 }
 
 // Verify registers POST /verify, which scores a finished rollout (contract
-// a.4). Req embeds [VerifyRequest] (responses_create_params and response are
-// validated: unknown keys in responses_create_params and output items without
-// "type" are 422s); Resp embeds [VerifyResponse] and sets Reward. The answer
-// echoes the request as [VerifyResponse] describes. Every server must register
-// Verify; Build refuses one that does not.
+// a.4). Req embeds [VerifyRequest]: responses_create_params and response are
+// validated as NeMo's pydantic models do (see [ResponseCreateParams] and
+// [Response]; a failure is a 422 with pydantic's items, e.g. 115 items for an
+// assistant message item without id and status, as
+// ../shared/data/nemo-gym-peer/example_mcp_weather.jsonl records). Resp embeds
+// [VerifyResponse] and sets Reward. The answer echoes the request's model
+// dumps as [VerifyResponse] describes. Every server must register Verify;
+// Build refuses one that does not.
 //
 // With MCP exposure on, function_call names of the form
-// mcp__<instance>__<tool> are seen by h as <tool> and echoed as emitted
-// (contract d.7).
+// mcp__<instance>__<tool> are seen by h as <tool> (OutputItem.Name of
+// Response.Output and FunctionCalls) and echoed as emitted (the dumps keep
+// them; contract d.7).
 func Verify[Req any, Resp any, PReq interface {
 	*Req
 	verifyRequester
@@ -122,26 +126,26 @@ func Verify[Req any, Resp any, PReq interface {
 		if body.Kind == pyjson.Null {
 			return nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
 		}
-		seen := body
-		if normalize != nil {
-			seen = normalizeCalls(body, normalize)
-		}
 		var req Req
-		if items := plan.Decode(seen, reflect.ValueOf(&req).Elem(), lax.ModeHTTP); len(items) > 0 {
+		if items := plan.Decode(body, reflect.ValueOf(&req).Elem(), lax.ModeHTTP); len(items) > 0 {
 			return nil, &ValidationError{items: items}
 		}
-		PReq(&req).mustEmbedVerifyRequest().raw = body
+		base := PReq(&req).mustEmbedVerifyRequest()
+		base.raw = body
+		echoParams, echoResp := base.ResponsesCreateParams.Dump(), base.Response.Dump()
+		if normalize != nil {
+			normalizeCalls(base.Response.Output, normalize)
+		}
 		resp, err := h(ctx, req)
 		if err != nil {
 			return nil, err
 		}
 		vr := PResp(&resp).mustEmbedVerifyResponse()
-		vr.ResponsesCreateParams, _ = body.Get("responses_create_params")
-		vr.Response, _ = body.Get("response")
+		vr.ResponsesCreateParams, vr.Response = echoParams, echoResp
 		if extraIdx != nil {
 			ex := reflect.ValueOf(&resp).Elem().FieldByIndex(extraIdx).Addr().Interface().(*pyjson.Extra)
 			if len(ex.Members) == 0 {
-				dump, err := requestDump(req, body)
+				dump, err := requestDump(req)
 				if err != nil {
 					return nil, err
 				}
@@ -168,71 +172,25 @@ func extraField(t reflect.Type) []int {
 	return f.Index
 }
 
-// normalizeCalls returns a copy of a verify body whose response.output
-// function_call items have their names mapped by f; body is not modified.
-func normalizeCalls(body pyjson.Value, f func(string) string) pyjson.Value {
-	resp, ok := body.Get("response")
-	if !ok {
-		return body
-	}
-	out, ok := resp.Get("output")
-	if !ok || out.Kind != pyjson.Array {
-		return body
-	}
-	var items []pyjson.Value
-	for i, it := range out.Items {
-		if typ, _ := it.Get("type"); typ.Kind != pyjson.String || typ.Str != "function_call" {
-			continue
-		}
-		name, ok := it.Get("name")
-		if !ok || name.Kind != pyjson.String {
-			continue
-		}
-		bare := f(name.Str)
-		if bare == name.Str {
-			continue
-		}
-		if items == nil {
-			items = append([]pyjson.Value(nil), out.Items...)
-		}
-		items[i] = withMember(it, "name", pyjson.StringValue(bare))
-	}
-	if items == nil {
-		return body
-	}
-	return withMember(body, "response", withMember(resp, "output", pyjson.Value{Kind: pyjson.Array, Items: items}))
-}
-
-// withMember returns a copy of object v with key set to x (in place).
-func withMember(v pyjson.Value, key string, x pyjson.Value) pyjson.Value {
-	ms := append([]pyjson.Member(nil), v.Members...)
-	for i := range ms {
-		if ms[i].Key == key {
-			ms[i].Value = x
-			return pyjson.Value{Kind: pyjson.Object, Members: ms}
+// normalizeCalls maps the names of the function_call items of out by f, in
+// place (the typed view the handler sees; the items' Dump is not changed).
+func normalizeCalls(out []OutputItem, f func(string) string) {
+	for i := range out {
+		if out[i].Type == "function_call" {
+			out[i].Name = f(out[i].Name)
 		}
 	}
-	return pyjson.Value{Kind: pyjson.Object, Members: append(ms, pyjson.Member{Key: key, Value: x})}
 }
 
 // requestDump is pydantic's body.model_dump() of a typed verify request: its
 // declared fields in declaration order with their decoded values (absent
 // optional fields included), then its extra keys when it embeds Extra;
-// responses_create_params and response as received.
-func requestDump(req any, body pyjson.Value) (pyjson.Value, error) {
+// responses_create_params and response as their model dumps (their
+// MarshalJSON).
+func requestDump(req any) (pyjson.Value, error) {
 	b, err := pyjson.Marshal(req, pyjson.Pydantic)
 	if err != nil {
 		return pyjson.Value{}, err
 	}
-	dump, err := pyjson.Parse(b)
-	if err != nil {
-		return pyjson.Value{}, err
-	}
-	for i := range dump.Members {
-		switch k := dump.Members[i].Key; k {
-		case "responses_create_params", "response":
-			dump.Members[i].Value, _ = body.Get(k)
-		}
-	}
-	return dump, nil
+	return pyjson.Parse(b)
 }

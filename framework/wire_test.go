@@ -69,7 +69,7 @@ func (s *wireServer) Routes(r *framework.Router) {
 	})
 }
 
-const okResponse = `{"id":"r","created_at":0.0,"model":"m","object":"response","output":[{"type":"function_call","name":"f","arguments":"{}","call_id":"c1"},{"type":"message","id":"m1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"<b>&","annotations":[]}]}],"parallel_tool_calls":false,"tool_choice":"auto","tools":[],"usage":{"input_tokens":1,"output_tokens":2,"total_tokens":3}}`
+const okResponse = `{"id":"r","created_at":0.0,"model":"m","object":"response","output":[{"type":"function_call","name":"f","arguments":"{}","call_id":"c1"},{"type":"message","id":"m1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"<b>&","annotations":[]}]}],"parallel_tool_calls":false,"tool_choice":"auto","tools":[],"usage":{"input_tokens":1,"input_tokens_details":{"cached_tokens":0},"output_tokens":2,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":3}}`
 
 var jsonCT = map[string]string{"Content-Type": "application/json"}
 
@@ -134,10 +134,15 @@ var wireCases = []wireCase{
 	{"panic_500", "POST", "/panic", nil, ``, 500, `"panic: kaboom"`},
 	{"floats", "POST", "/floats", nil, ``, 200, `[1.0,1000000000000000.0,1e+16,0.00001,1e-6,1.5e-7,0.1,-3.0]`},
 	{"verify_echo", "POST", "/verify", jsonCT, `{"responses_create_params":{"input":"hi","temperature":1.0,"metadata":{"a":"b"}},"response":` + okResponse + `,"task_field":"t","unknown":1}`, 200,
-		`{"responses_create_params":{"input":"hi","temperature":1.0,"metadata":{"a":"b"}},"response":` + okResponse + `,"reward":0.5,"seen":true}`},
+		// The echo is model_dump() of NeMo's models: defaults filled, keys in
+		// model order, nulls kept (nemo-gym-peer goldens, every 200 /verify).
+		`{"responses_create_params":{"background":null,"include":null,"input":"hi","instructions":null,"max_output_tokens":null,"max_tool_calls":null,"metadata":{"a":"b"},"model":null,"parallel_tool_calls":true,"previous_response_id":null,"prompt":null,"reasoning":null,"service_tier":null,"store":null,"temperature":1.0,"text":null,"tool_choice":"auto","tools":[],"top_logprobs":null,"top_p":null,"truncation":null,"user":null,"stream":null},"response":{"id":"r","created_at":0.0,"error":null,"incomplete_details":null,"instructions":null,"metadata":null,"model":"m","object":"response","output":[{"arguments":"{}","call_id":"c1","name":"f","type":"function_call","id":null,"status":null},{"id":"m1","content":[{"annotations":[],"text":"<b>&","type":"output_text","logprobs":null}],"role":"assistant","status":"completed","type":"message"}],"parallel_tool_calls":false,"temperature":null,"tool_choice":"auto","tools":[],"top_p":null,"background":null,"conversation":null,"max_output_tokens":null,"max_tool_calls":null,"previous_response_id":null,"prompt":null,"prompt_cache_key":null,"reasoning":null,"safety_identifier":null,"service_tier":null,"status":null,"text":null,"top_logprobs":null,"truncation":null,"usage":{"input_tokens":1,"input_tokens_details":{"cached_tokens":0},"output_tokens":2,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":3},"user":null},"reward":0.5,"seen":true}`},
 	{"verify_rcp_forbids_extra", "POST", "/verify", jsonCT, `{"responses_create_params":{"input":"hi","bogus":1},"response":` + okResponse + `}`, 422,
 		`{"detail":[{"type":"extra_forbidden","loc":["body","responses_create_params","bogus"],"msg":"Extra inputs are not permitted","input":1}]}`},
-	{"verify_untyped_output_item", "POST", "/verify", jsonCT, `{"responses_create_params":{"input":"hi"},"response":{"id":"r","created_at":0,"model":"m","object":"response","output":[{"text":"x"}],"parallel_tool_calls":false,"tool_choice":"auto","tools":[]}}`, 422, ""},
+	// An item without "type" is valid in Python: it matches
+	// NeMoGymResponseMcpListTools, whose fields are all optional (type
+	// defaults to "mcp_list_tools") and which keeps extra keys.
+	{"verify_untyped_output_item", "POST", "/verify", jsonCT, `{"responses_create_params":{"input":"hi"},"response":{"id":"r","created_at":0,"model":"m","object":"response","output":[{"text":"x"}],"parallel_tool_calls":false,"tool_choice":"auto","tools":[]}}`, 200, ""},
 	{"verify_missing_response", "POST", "/verify", jsonCT, `{"responses_create_params":{"input":"hi"}}`, 422, `{"detail":[{"type":"missing","loc":["body","response"],"msg":"Field required","input":{"responses_create_params":{"input":"hi"}}}]}`},
 }
 

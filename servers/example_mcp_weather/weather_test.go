@@ -185,6 +185,10 @@ func TestWireAnswers(t *testing.T) {
 	t.Parallel()
 	ts := newServer(t)
 	resp := `{"id":"r","created_at":0.0,"model":"m","object":"response","output":[],"parallel_tool_calls":false,"tool_choice":"auto","tools":[]}`
+	// The echo is pydantic's model_dump() of both models: defaults filled, in
+	// model field order (nemo-gym-peer example_mcp_weather.jsonl, verify steps).
+	const rcpDump = `{"background":null,"include":null,"input":"x","instructions":null,"max_output_tokens":null,"max_tool_calls":null,"metadata":null,"model":null,"parallel_tool_calls":true,"previous_response_id":null,"prompt":null,"reasoning":null,"service_tier":null,"store":null,"temperature":null,"text":null,"tool_choice":"auto","tools":[],"top_logprobs":null,"top_p":null,"truncation":null,"user":null,"stream":null}`
+	const respDump = `{"id":"r","created_at":0.0,"error":null,"incomplete_details":null,"instructions":null,"metadata":null,"model":"m","object":"response","output":[],"parallel_tool_calls":false,"temperature":null,"tool_choice":"auto","tools":[],"top_p":null,"background":null,"conversation":null,"max_output_tokens":null,"max_tool_calls":null,"previous_response_id":null,"prompt":null,"prompt_cache_key":null,"reasoning":null,"safety_identifier":null,"service_tier":null,"status":null,"text":null,"top_logprobs":null,"truncation":null,"usage":null,"user":null}`
 	cases := []struct {
 		name, path, body string
 		status           int
@@ -198,7 +202,7 @@ func TestWireAnswers(t *testing.T) {
 		{"verify null expected city", "/verify", `{"responses_create_params":{"input":"x"},"response":` + resp + `,"verifier_metadata":{"expected_city":null}}`, 500, `"AttributeError(\"'NoneType' object has no attribute 'casefold'\")"`},
 		{"verify int expected city", "/verify", `{"responses_create_params":{"input":"x"},"response":` + resp + `,"verifier_metadata":{"expected_city":7}}`, 500, `"AttributeError(\"'int' object has no attribute 'casefold'\")"`},
 		{"verify echo order", "/verify", `{"zz":1,"responses_create_params":{"input":"x"},"response":` + resp + `,"aa":[true]}`, 200,
-			`{"responses_create_params":{"input":"x"},"response":` + resp + `,"reward":0.0,"expected_weather":"The weather in Paris is sunny and 72 F.","tool_call_seen":false,"final_response_mentions_weather":false,"verifier_metadata":null,"zz":1,"aa":[true]}`},
+			`{"responses_create_params":` + rcpDump + `,"response":` + respDump + `,"reward":0.0,"expected_weather":"The weather in Paris is sunny and 72 F.","tool_call_seen":false,"final_response_mentions_weather":false,"verifier_metadata":null,"zz":1,"aa":[true]}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

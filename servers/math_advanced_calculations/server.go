@@ -153,8 +153,10 @@ func (f *function) inputSchema() json.RawMessage {
 		req.Items = append(req.Items, framework.Value{Kind: framework.KindString, Str: p})
 	}
 	schema := framework.Value{Kind: framework.KindObject, Members: []framework.Member{
-		{Key: "type", Value: framework.Value{Kind: framework.KindString, Str: "object"}},
+		// Key order as the Python server writes it (nemo-gym-peer
+		// math_advanced_calculations__catchall_exposed.jsonl, tools/list).
 		{Key: "properties", Value: props},
+		{Key: "type", Value: framework.Value{Kind: framework.KindString, Str: "object"}},
 		{Key: "required", Value: req},
 		{Key: "additionalProperties", Value: framework.Value{Kind: framework.KindBool}},
 	}}

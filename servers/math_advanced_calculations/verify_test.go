@@ -256,15 +256,19 @@ func TestVerify(t *testing.T) {
 }
 
 // TestVerifyRequestFields: ground_truth, id, depth and breadth are required
-// and not echoed; the answer keeps responses_create_params and response as
-// received.
+// and not echoed; the answer echoes responses_create_params and response as
+// pydantic's model_dump() writes them (defaults filled, model field order,
+// created_at a float, the response's extra keys kept: nemo-gym-peer
+// math_advanced_calculations.jsonl, "verify correct").
 func TestVerifyRequestFields(t *testing.T) {
 	t.Parallel()
 	ts := newServer(t)
 	resp := `{"id":"r","created_at":0,"model":"m","object":"response","output":[],"parallel_tool_calls":false,"tool_choice":"auto","tools":[],"extra_key":{"b":1,"a":2}}`
 	rcp := `{"input":[{"role":"user","content":"<&>"}],"temperature":1.0}`
 	res := ts.Rollout().Post("/verify", `{"responses_create_params":`+rcp+`,"response":`+resp+`,"ground_truth":"[]","id":"7","depth":1.0,"breadth":1,"extra":true}`)
-	if want := `{"responses_create_params":` + rcp + `,"response":` + resp + `,"reward":1.0}`; res.Status != 200 || string(res.Body) != want {
+	const rcpDump = `{"background":null,"include":null,"input":[{"content":"<&>","role":"user","type":"message"}],"instructions":null,"max_output_tokens":null,"max_tool_calls":null,"metadata":null,"model":null,"parallel_tool_calls":true,"previous_response_id":null,"prompt":null,"reasoning":null,"service_tier":null,"store":null,"temperature":1.0,"text":null,"tool_choice":"auto","tools":[],"top_logprobs":null,"top_p":null,"truncation":null,"user":null,"stream":null}`
+	const respDump = `{"id":"r","created_at":0.0,"error":null,"incomplete_details":null,"instructions":null,"metadata":null,"model":"m","object":"response","output":[],"parallel_tool_calls":false,"temperature":null,"tool_choice":"auto","tools":[],"top_p":null,"background":null,"conversation":null,"max_output_tokens":null,"max_tool_calls":null,"previous_response_id":null,"prompt":null,"prompt_cache_key":null,"reasoning":null,"safety_identifier":null,"service_tier":null,"status":null,"text":null,"top_logprobs":null,"truncation":null,"usage":null,"user":null,"extra_key":{"b":1,"a":2}}`
+	if want := `{"responses_create_params":` + rcpDump + `,"response":` + respDump + `,"reward":1.0}`; res.Status != 200 || string(res.Body) != want {
 		t.Errorf("got %d %s\nwant 200 %s", res.Status, res.Body, want)
 	}
 	res = ts.Rollout().Post("/verify", `{"responses_create_params":`+rcp+`,"response":`+resp+`}`)

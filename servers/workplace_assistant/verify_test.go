@@ -165,9 +165,23 @@ func TestVerifyEchoesAndDropsTaskFields(t *testing.T) {
 	ro := seeded(t, ts)
 	res := ro.Post("/verify", verifyBody([]call{c("email_send_email", sendA)}, []call{c("email_send_email", sendA)}))
 	body := string(res.Body)
-	if res.Status != 200 || !strings.HasPrefix(body, `{"responses_create_params":{"input":[{"role":"user","content":"do it"}]},"response":{`) ||
-		!strings.HasSuffix(body, `,"reward":1.0}`) {
+	// The echo's bytes are the verify model's (pydantic fills in defaults):
+	// check its keys and the echoed input, not the bytes.
+	if res.Status != 200 || !strings.HasPrefix(body, `{"responses_create_params":{`) || !strings.HasSuffix(body, `,"reward":1.0}`) {
 		t.Fatalf("verify: %d %s", res.Status, body)
+	}
+	var echo struct {
+		RCP struct {
+			Input []struct {
+				Role    string `json:"role"`
+				Content string `json:"content"`
+			} `json:"input"`
+		} `json:"responses_create_params"`
+		Response map[string]any `json:"response"`
+	}
+	if err := json.Unmarshal(res.Body, &echo); err != nil || len(echo.RCP.Input) != 1 || echo.RCP.Input[0].Content != "do it" ||
+		echo.RCP.Input[0].Role != "user" || echo.Response["id"] != "resp" {
+		t.Errorf("verify echo (%v): %s", err, body)
 	}
 	for _, k := range []string{`"ground_truth"`, `"category"`, `"environment_name"`, `"id":7`} {
 		if strings.Contains(body, k) {

@@ -1,7 +1,7 @@
 # gymkit: `make test` is the project's test command (CI runs it through .ci/run).
 GO ?= go
 
-.PHONY: test fmt vet unit bench e2e build run
+.PHONY: test fmt vet unit bench e2e build run peer
 
 # `make run` serves example_mcp_weather on http://127.0.0.1:$(RUN_PORT).
 RUN_PORT ?= 8000
@@ -17,6 +17,14 @@ vet:
 
 unit:
 	$(GO) test -race -count=1 ./...
+
+# Replays NeMo Gym's recorded Python answers (../shared/data/nemo-gym-peer) against
+# gymkit and prints every difference with a readable body diff; PEER=<file
+# name without .jsonl> replays one file, e.g. make peer PEER=example_mcp_weather.
+# Part of make test (unit) too.
+PEER ?=
+peer:
+	$(GO) test -count=1 -v -run 'TestPeerReplay/$(PEER)' ./internal/peerreplay
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

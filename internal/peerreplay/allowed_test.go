@@ -21,7 +21,6 @@ const (
 	whyAcceptAny     = "Accept: */* on /mcp is accepted (it covers both media types the MCP spec asks for; Python: 406)"
 	whyStatelessGET  = "stateless GET /mcp answers 405 with Allow: POST (Python holds an empty event stream open for ever)"
 	whyAllowOn405    = "405 answers carry Allow, as HTTP requires"
-	whyBeyondInt64   = "integers beyond an int64 field's range get 422"
 )
 
 // allowedReason returns why a difference is allowed, or "" when it is not.

@@ -201,3 +201,36 @@ func TestGoldenFilesHaveCases(t *testing.T) {
 		}
 	}
 }
+
+// TestRolloutAfterUnhandled500: a NeMo agent's cookie jar (servertest.Rollout
+// behaves as one) is emptied by an unhandled 500, which carries no
+// Set-Cookie, so its next call runs in a new session; a 500 the handler
+// chose (Errorf) keeps the session (nemo-gym-peer/workplace_assistant.jsonl,
+// "unhandled 500 mid-rollout, then the next call").
+func TestRolloutAfterUnhandled500(t *testing.T) {
+	t.Parallel()
+	ts := servertest.New(t, new(wireServer), servertest.Options{ServerType: "wire", Name: "wire"})
+	for _, c := range []struct {
+		path    string
+		status  int
+		keepsID bool
+	}{
+		{"/teapot", 418, true},
+		{"/fail", 500, false},
+		{"/panic", 500, false},
+	} {
+		ro := ts.Rollout()
+		ro.Post("/seed_session", `{}`)
+		before := ro.Cookie()
+		if res := ro.Post(c.path, `{}`); res.Status != c.status {
+			t.Fatalf("%s: status %d, want %d", c.path, res.Status, c.status)
+		}
+		if got := ro.Cookie() == before; got != c.keepsID {
+			t.Errorf("%s: cookie kept = %v (now %q), want %v", c.path, got, ro.Cookie(), c.keepsID)
+		}
+		ro.Post("/seed_session", `{}`)
+		if after := ro.Cookie(); (after == before) != c.keepsID || after == "" {
+			t.Errorf("%s: next call's cookie %q (before %q): same session = %v, want %v", c.path, after, before, after == before, c.keepsID)
+		}
+	}
+}

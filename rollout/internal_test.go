@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"bytes"
+	"net/http"
 	"testing"
 	"time"
 
@@ -142,5 +143,32 @@ func TestStrip(t *testing.T) {
 		if got := text(strip(parse(t, in))); got != want {
 			t.Errorf("strip(%s) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestCookiesReplacedByEachAnswer: the jar takes each answer's Set-Cookie and
+// is emptied by an answer without one (Python's unhandled 500), as NeMo's
+// agents do.
+func TestCookiesReplacedByEachAnswer(t *testing.T) {
+	t.Parallel()
+	answer := func(setCookies ...string) *http.Response {
+		h := http.Header{}
+		for _, c := range setCookies {
+			h.Add("Set-Cookie", c)
+		}
+		return &http.Response{Header: h}
+	}
+	var j cookies
+	j.update(answer("a___b=1; Path=/; HttpOnly"))
+	if j.header != "a___b=1" {
+		t.Fatalf("after the first answer: %q", j.header)
+	}
+	j.update(answer("a___b=2; Path=/"))
+	if j.header != "a___b=2" {
+		t.Errorf("after the second answer: %q, want a___b=2", j.header)
+	}
+	j.update(answer())
+	if j.header != "" {
+		t.Errorf("after an answer without Set-Cookie: %q, want an empty jar", j.header)
 	}
 }

@@ -304,12 +304,16 @@ func setOutput(resp *framework.Value, items []framework.Value) {
 }
 
 // cookies is one rollout's cookie set. NeMo's agents pass cookies
-// explicitly and replace them with each answer's Set-Cookie (contract a.7).
+// explicitly and replace them with each answer's Set-Cookie (contract a.7):
+// an answer without one (Python's unhandled-exception 500) empties the set,
+// so the rollout goes on in a new session, as it would under NeMo
+// (nemo-gym-peer/workplace_assistant.jsonl, "unhandled 500 mid-rollout").
 type cookies struct{ header string }
 
 func (j *cookies) update(resp *http.Response) {
 	cs := resp.Cookies()
 	if len(cs) == 0 {
+		j.header = ""
 		return
 	}
 	parts := make([]string, 0, len(cs))

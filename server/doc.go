@@ -1,7 +1,8 @@
 // Package server hosts gymkit's resources-server instances: it loads their
 // YAML configuration, builds each instance (its routes, its rollout sessions,
-// its body limit and, later, its /mcp door), binds each to its own host:port,
-// serves them, and drains them on shutdown. It is what gymkit serve runs:
+// its body limit and, when its config says so, its /mcp door), binds each to
+// its own host:port, serves them, and drains them on shutdown. It is what
+// gymkit serve runs:
 //
 //	package main
 //
@@ -25,7 +26,7 @@
 //			Files:     []string{"servers/example_mcp_weather/configs/example_mcp_weather.yaml"},
 //			Overrides: []string{"example_mcp_weather.resources_servers.example_mcp_weather.port=8000"},
 //		})
-//		// stdout: example_mcp_weather http://127.0.0.1:8000
+//		// stdout: example_mcp_weather http://127.0.0.1:8000 mcp=http://127.0.0.1:8000/mcp
 //		var problems config.Problems
 //		switch {
 //		case errors.As(err, &problems):

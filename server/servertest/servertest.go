@@ -131,7 +131,10 @@ func (r *Response) JSON(t testing.TB) any {
 
 // Rollout is one rollout's client: it sends its cookie with every request and
 // replaces it with every response's Set-Cookie, as NeMo's simple_agent does
-// (contract b). Safe for concurrent use.
+// (contract b): an answer without one, such as Python's unhandled-exception
+// 500, empties the jar, so the next request starts a new session, exactly as
+// a NeMo agent's would (nemo-gym-peer/workplace_assistant.jsonl, "unhandled
+// 500 mid-rollout, then the next call"). Safe for concurrent use.
 type Rollout struct {
 	s      *Server
 	mu     sync.Mutex
@@ -141,7 +144,8 @@ type Rollout struct {
 // Rollout returns a new client without a cookie.
 func (s *Server) Rollout() *Rollout { return &Rollout{s: s} }
 
-// Cookie returns the current "name=value" cookie ("" before any response).
+// Cookie returns the current "name=value" cookie ("" before any response
+// and after a response without Set-Cookie).
 func (r *Rollout) Cookie() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -192,12 +196,13 @@ func (r *Rollout) Do(method, path string, headers map[string]string, body any) *
 	if err != nil {
 		t.Fatalf("servertest: reading %s %s: %v", method, path, err)
 	}
+	nv := ""
 	if sc := resp.Header.Values("Set-Cookie"); len(sc) > 0 {
-		nv, _, _ := strings.Cut(sc[len(sc)-1], ";")
-		r.mu.Lock()
-		r.cookie = nv
-		r.mu.Unlock()
+		nv, _, _ = strings.Cut(sc[len(sc)-1], ";")
 	}
+	r.mu.Lock()
+	r.cookie = nv
+	r.mu.Unlock()
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
 

@@ -4,7 +4,7 @@
 // city (in its own session) and quoted the weather sentence in its final
 // answer. Behaviour: ../shared/spec/small-servers.md section 1.
 //
-//	POST /seed_session {"verifier_metadata":{"expected_city":"Paris"}}  -> {}
+//	POST /seed_session {"verifier_metadata":{"expected_city":"Paris"}}  -> {} (plus "mcp" with exposure on)
 //	POST /get_weather  {"city":"Paris"}  -> {"weather":"The weather in Paris is sunny and 72 F."}
 //	POST /verify       {responses_create_params, response, verifier_metadata} -> {..., "reward":1.0, ...}
 package examplemcpweather

@@ -77,7 +77,7 @@ type verifyRoute struct {
 // a.4). Req embeds [VerifyRequest]: responses_create_params and response are
 // validated as NeMo's pydantic models do (see [ResponseCreateParams] and
 // [Response]; a failure is a 422 with pydantic's items, e.g. 115 items for an
-// assistant message item without id and status, as
+// assistant message item without id (status defaults to "completed"), as
 // ../shared/data/nemo-gym-peer/example_mcp_weather.jsonl records). Resp embeds
 // [VerifyResponse] and sets Reward. The answer echoes the request's model
 // dumps as [VerifyResponse] describes. Every server must register Verify;

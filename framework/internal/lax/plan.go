@@ -281,7 +281,11 @@ func (s *state) locCopy(extra int) []any {
 }
 
 // add records it at the current location.
+// Past MaxItems+1 items it drops it (see MaxItems).
 func (s *state) add(it ErrorItem) {
+	if full(s.items) {
+		return
+	}
 	it.Loc = s.locCopy(0)
 	s.items = append(s.items, it)
 }
@@ -648,6 +652,9 @@ func (sp *structPlan) decode(s *state, v *pyjson.Value, dst reflect.Value) {
 			return
 		}
 		for mi := range v.Members {
+			if full(s.items) {
+				return
+			}
 			m := &v.Members[mi]
 			if sp.lookup(m.Key) < 0 {
 				s.pushKey(m.Key)
@@ -913,6 +920,9 @@ func decodeObject(s *state, v *pyjson.Value, dst reflect.Value) {
 func decodeCustom(s *state, v *pyjson.Value, dst reflect.Value) {
 	items := dst.Addr().Interface().(Unmarshaler).UnmarshalPy(*v, s.mode)
 	for _, it := range items {
+		if full(s.items) {
+			return
+		}
 		loc := s.locCopy(len(it.Loc))
 		it.Loc = append(loc, it.Loc...)
 		s.items = append(s.items, it)
@@ -953,6 +963,9 @@ func sliceDecoder(t reflect.Type, elem decoder) decoder {
 		dst.Grow(n)
 		dst.SetLen(n)
 		for i := range v.Items {
+			if full(s.items) {
+				return // the decode failed; its report is full
+			}
 			s.pushIdx(i)
 			elem(s, &v.Items[i], dst.Index(i))
 			s.pop()
@@ -971,6 +984,9 @@ func mapDecoder(t reflect.Type, elem decoder) decoder {
 		m := reflect.MakeMapWithSize(t, len(v.Members))
 		ev := reflect.New(elemType).Elem()
 		for i := range v.Members {
+			if full(s.items) {
+				return // the decode failed; its report is full
+			}
 			mem := &v.Members[i]
 			ev.SetZero()
 			s.pushKey(mem.Key)

@@ -19,11 +19,11 @@ const URLPrefix = "https://errors.pydantic.dev/2.13/v/"
 // make Python's JSONResponse raise (see RenderHTTPStrict), are written as the
 // NaN/Infinity/-Infinity literals. A nil or empty items gives {"detail":[]}.
 func RenderHTTP(items []ErrorItem) []byte {
-	b, err := pyjson.AppendValue(nil, detail(items, true), pyjson.Python)
+	b, err := renderHTTP(items, pyjson.Python)
 	if err != nil {
 		o := pyjson.Python
 		o.NaN = pyjson.NaNLiteral
-		b, _ = pyjson.AppendValue(nil, detail(items, true), o)
+		b, _ = renderHTTP(items, o)
 	}
 	return b
 }
@@ -34,35 +34,59 @@ func RenderHTTP(items []ErrorItem) []byte {
 // compliant: nan"), which NeMo Gym's middleware turns into a 500 whose body
 // is the JSON string of that repr. The error is then a
 // *pyjson.FloatRangeError whose Error() is that message, and b is nil.
+//
+// Both renderings show at most MaxItems items and stop adding items past
+// MaxRenderBytes; a report cut so ends with one TypeTooManyErrors item
+// (loc ["body"], input null). Only the items shown are checked for NaN.
 func RenderHTTPStrict(items []ErrorItem) (b []byte, err error) {
-	return pyjson.AppendValue(nil, detail(items, true), pyjson.Python)
+	return renderHTTP(items, pyjson.Python)
+}
+
+func renderHTTP(items []ErrorItem, o pyjson.Options) ([]byte, error) {
+	b := append([]byte(nil), `{"detail":[`...)
+	b, err := appendItems(b, items, true, false, ",", o)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, "]}"...), nil
 }
 
 // RenderMCP returns the error list as NeMo Gym's MCP door writes it after
 // "HTTP 422 from POST /<tool>: ": Python json.dumps with its defaults
 // (", " and ": " separators, ensure_ascii=True, NaN and Infinity literals,
 // Python float repr), loc without "body", and
-// "url": "https://errors.pydantic.dev/2.13/v/<type>" as the last key.
+// "url": "https://errors.pydantic.dev/2.13/v/<type>" as the last key. It is
+// cut as RenderHTTPStrict's (the TypeTooManyErrors item has loc [] and no
+// url).
 func RenderMCP(items []ErrorItem) string {
-	list := pyjson.ArrayValue(make([]pyjson.Value, len(items))...)
-	for i := range items {
-		list.Items[i] = itemValue(&items[i], false, true)
-	}
-	b, err := pyjson.AppendValue(nil, &list, pyjson.PythonDumps)
+	b, err := appendItems([]byte{'['}, items, false, true, ", ", pyjson.PythonDumps)
 	if err != nil {
 		// Only a hand-built Input with a malformed number literal gets here.
 		return "[]"
 	}
-	return string(b)
+	return string(append(b, ']'))
 }
 
-func detail(items []ErrorItem, body bool) *pyjson.Value {
-	list := pyjson.ArrayValue(make([]pyjson.Value, len(items))...)
+// appendItems writes the items shown (see RenderHTTPStrict) joined by sep.
+func appendItems(b []byte, items []ErrorItem, body, url bool, sep string, o pyjson.Options) ([]byte, error) {
+	start := len(b)
 	for i := range items {
-		list.Items[i] = itemValue(&items[i], body, false)
+		if i == MaxItems || (i > 0 && len(b)-start >= MaxRenderBytes) {
+			cut := ErrorItem{Type: TypeTooManyErrors, Loc: []any{}, Msg: msgTooManyErrors}
+			v := itemValue(&cut, body, false)
+			b = append(b, sep...)
+			return pyjson.AppendValue(b, &v, o)
+		}
+		if i > 0 {
+			b = append(b, sep...)
+		}
+		v := itemValue(&items[i], body, url)
+		var err error
+		if b, err = pyjson.AppendValue(b, &v, o); err != nil {
+			return nil, err
+		}
 	}
-	v := pyjson.ObjectValue(pyjson.Member{Key: "detail", Value: list})
-	return &v
+	return b, nil
 }
 
 // itemValue lays out one item in pydantic's key order: type, loc, msg,

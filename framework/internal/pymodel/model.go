@@ -62,9 +62,10 @@ type Type struct {
 	Model    string         // Model: the model's name
 	Func     string         // Before: the validator function's name
 
-	model  *Model   // Model: resolved by the registry
-	tags   []string // Union: the loc tag of each choice (Name)
-	tagged bool
+	model   *Model   // Model: resolved by the registry
+	tags    []string // Union: the loc tag of each choice (Name)
+	tagLocs []any    // Union: tags as loc segments (boxed once)
+	tagged  bool
 }
 
 // Extra is a model's policy for keys that match no field.
@@ -101,6 +102,7 @@ type Field struct {
 	Default string
 
 	def pyjson.Value
+	loc any // Name as a loc segment (boxed once)
 }
 
 // Constructors used by models_gen.go.
@@ -271,6 +273,7 @@ var registry = func() map[string]*Model {
 		for _, c := range t.Choices {
 			tag(c)
 			t.tags = append(t.tags, c.Name())
+			t.tagLocs = append(t.tagLocs, t.tags[len(t.tags)-1])
 		}
 		tag(t.Elem)
 	}
@@ -286,6 +289,7 @@ var registry = func() map[string]*Model {
 		for i := range m.Fields {
 			f := &m.Fields[i]
 			m.byName[f.Name] = i
+			f.loc = f.Name
 			resolve(f.Type)
 			if f.Default != "" {
 				d, err := pyjson.Parse([]byte(f.Default))

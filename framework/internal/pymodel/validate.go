@@ -52,6 +52,11 @@ type state struct {
 	exact     exactness
 	fieldsSet int // -1: none (pydantic-core fields_set_count None)
 	depth     int
+	// quiet > 0: items are not wanted (a union's first pass), so none are
+	// recorded and a failed container stops at once.
+	quiet int
+	// members is the scratch stack of the model dumps being built.
+	members []pyjson.Member
 }
 
 // maxDepth bounds recursion on hostile input (parsed JSON is already bounded
@@ -64,7 +69,13 @@ func (s *state) floor(e exactness) {
 	}
 }
 
+// add records it, unless quiet or past lax.MaxItems+1 items (items are
+// recorded only once their failure is settled, so they are never discarded:
+// the first items kept are the report's first items).
 func (s *state) add(it lax.ErrorItem) {
+	if s.quiet > 0 || len(s.items) > lax.MaxItems {
+		return
+	}
 	loc := make([]any, len(s.loc), len(s.loc)+len(it.Loc))
 	copy(loc, s.loc)
 	it.Loc = append(loc, it.Loc...)
@@ -73,6 +84,13 @@ func (s *state) add(it lax.ErrorItem) {
 
 func (s *state) fail(typ, msg string, v *pyjson.Value) {
 	s.add(lax.ErrorItem{Type: typ, Msg: msg, Input: *v})
+}
+
+// stop reports whether a container that has failed (!ok) may stop
+// validating its remaining values: its failure is settled and the further
+// items are not wanted (quiet) or past the cap (see add).
+func (s *state) stop(ok bool) bool {
+	return !ok && (s.quiet > 0 || len(s.items) > lax.MaxItems)
 }
 
 // val validates v against t; ok is false when it added error items.
@@ -113,6 +131,9 @@ func (s *state) val(t *Type, v *pyjson.Value) (pyjson.Value, bool) {
 				return l, true
 			}
 		}
+		if s.quiet > 0 {
+			return pyjson.Value{}, false
+		}
 		expected := literalExpected(t.Literals)
 		s.add(lax.ErrorItem{Type: lax.TypeLiteralError, Msg: "Input should be " + expected, Input: *v,
 			Ctx: []pyjson.Member{{Key: "expected", Value: pyjson.StringValue(expected)}}})
@@ -129,6 +150,9 @@ func (s *state) val(t *Type, v *pyjson.Value) (pyjson.Value, bool) {
 			x, good := s.nested(t.Elem, &v.Items[i])
 			s.loc = s.loc[:len(s.loc)-1]
 			out[i], ok = x, ok && good
+			if s.stop(ok) {
+				break
+			}
 		}
 		return pyjson.Value{Kind: pyjson.Array, Items: out}, ok
 	case KindDict:
@@ -143,6 +167,9 @@ func (s *state) val(t *Type, v *pyjson.Value) (pyjson.Value, bool) {
 			x, good := s.nested(t.Elem, &v.Members[i].Value)
 			s.loc = s.loc[:len(s.loc)-1]
 			out[i], ok = pyjson.Member{Key: v.Members[i].Key, Value: x}, ok && good
+			if s.stop(ok) {
+				break
+			}
 		}
 		return pyjson.Value{Kind: pyjson.Object, Members: out}, ok
 	case KindNullable:
@@ -256,30 +283,31 @@ func literalExpected(ls []pyjson.Value) string {
 }
 
 // union is smart mode [src: pydantic-core src/validators/union.rs ›
-// validate_smart].
+// validate_smart]. The members are first tried quietly (no items; a failed
+// member stops at its first error), which settles the result; only when
+// every member failed, and the items are wanted, are they tried again to
+// record their items, in member order. Validation is deterministic, so the
+// second pass fails as the first did and the items are pydantic's; a
+// success (a valid body) records no item at all.
 func (s *state) union(t *Type, v *pyjson.Value) (pyjson.Value, bool) {
 	oldExact, oldFields := s.exact, s.fieldsSet
-	start := len(s.items)
 	var (
 		best       pyjson.Value
 		haveBest   bool
 		bestExact  exactness
 		bestFields int
 	)
+	s.quiet++
 	for ci, c := range t.Choices {
 		s.exact, s.fieldsSet = exact, -1
-		n := len(s.items)
-		s.loc = append(s.loc, t.tags[ci])
+		s.loc = append(s.loc, t.tagLocs[ci])
 		out, ok := s.nested(c, v)
 		s.loc = s.loc[:len(s.loc)-1]
 		if !ok {
-			if haveBest {
-				s.items = s.items[:n]
-			}
 			continue
 		}
 		if s.exact == exact && s.fieldsSet < 0 {
-			s.items = s.items[:start]
+			s.quiet--
 			s.exact, s.fieldsSet = oldExact, oldFields
 			return out, true
 		}
@@ -295,14 +323,23 @@ func (s *state) union(t *Type, v *pyjson.Value) (pyjson.Value, bool) {
 			best, haveBest, bestExact, bestFields = out, true, s.exact, s.fieldsSet
 		}
 	}
+	s.quiet--
 	s.exact, s.fieldsSet = oldExact, oldFields
 	if haveBest {
-		s.items = s.items[:start]
 		s.floor(bestExact)
 		if bestFields >= 0 {
 			s.fieldsSet = bestFields
 		}
 		return best, true
+	}
+	if s.quiet == 0 {
+		for ci, c := range t.Choices {
+			s.exact, s.fieldsSet = exact, -1
+			s.loc = append(s.loc, t.tagLocs[ci])
+			s.nested(c, v)
+			s.loc = s.loc[:len(s.loc)-1]
+		}
+		s.exact, s.fieldsSet = oldExact, oldFields
 	}
 	return pyjson.Value{}, false
 }
@@ -327,7 +364,13 @@ func (s *state) model(m *Model, v *pyjson.Value) (pyjson.Value, bool) {
 	if !m.TypedDict {
 		s.floor(laxMatch) // a dict, not an instance of the class
 	}
-	found := make([]int, len(m.Fields))
+	var foundBuf [64]int
+	found := foundBuf[:0]
+	if len(m.Fields) <= len(foundBuf) {
+		found = foundBuf[:len(m.Fields)]
+	} else {
+		found = make([]int, len(m.Fields))
+	}
 	for i := range found {
 		found[i] = -1
 	}
@@ -339,24 +382,30 @@ func (s *state) model(m *Model, v *pyjson.Value) (pyjson.Value, bool) {
 			unknown++
 		}
 	}
-	out := make([]pyjson.Member, 0, len(m.Fields)+unknown)
+	// The dump is built on s.members (shared by the nested models) and
+	// copied out only on success: most union members tried fail.
+	base := len(s.members)
+	defer func() { s.members = s.members[:base] }()
 	ok, set := true, 0
 	for fi := range m.Fields {
+		if s.stop(ok) {
+			return pyjson.Value{}, false
+		}
 		f := &m.Fields[fi]
 		mi := found[fi]
 		if mi < 0 {
 			switch {
 			case f.Required:
-				s.loc = append(s.loc, f.Name)
+				s.loc = append(s.loc, f.loc)
 				s.fail(lax.TypeMissing, "Field required", v)
 				s.loc = s.loc[:len(s.loc)-1]
 				ok = false
 			case !m.TypedDict:
-				out = append(out, pyjson.Member{Key: f.Name, Value: f.def})
+				s.members = append(s.members, pyjson.Member{Key: f.Name, Value: f.def})
 			}
 			continue
 		}
-		s.loc = append(s.loc, f.Name)
+		s.loc = append(s.loc, f.loc)
 		x, good := s.nested(f.Type, &v.Members[mi].Value)
 		s.loc = s.loc[:len(s.loc)-1]
 		if !good {
@@ -364,10 +413,13 @@ func (s *state) model(m *Model, v *pyjson.Value) (pyjson.Value, bool) {
 			continue
 		}
 		set++
-		out = append(out, pyjson.Member{Key: f.Name, Value: x})
+		s.members = append(s.members, pyjson.Member{Key: f.Name, Value: x})
 	}
 	if unknown > 0 && m.Extra != ExtraIgnore {
 		for i := range v.Members {
+			if s.stop(ok) {
+				return pyjson.Value{}, false
+			}
 			mem := &v.Members[i]
 			if _, known := m.byName[mem.Key]; known {
 				continue
@@ -379,7 +431,7 @@ func (s *state) model(m *Model, v *pyjson.Value) (pyjson.Value, bool) {
 				ok = false
 				continue
 			}
-			out = append(out, *mem)
+			s.members = append(s.members, *mem)
 		}
 	}
 	if !ok {
@@ -388,5 +440,7 @@ func (s *state) model(m *Model, v *pyjson.Value) (pyjson.Value, bool) {
 	if !m.TypedDict {
 		s.fieldsSet = set
 	}
+	out := make([]pyjson.Member, len(s.members)-base)
+	copy(out, s.members[base:])
 	return pyjson.Value{Kind: pyjson.Object, Members: out}, true
 }

@@ -494,6 +494,12 @@ func (a *App) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if st.unhandled {
 		omitSessionCookie(w)
 	}
+	var fe *Error
+	if errors.As(err, &fe) && fe != nil {
+		for k, v := range fe.Header {
+			w.Header()[http.CanonicalHeaderKey(k)] = v
+		}
+	}
 	writeJSON(w, st.Code, st.Body)
 }
 

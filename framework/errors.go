@@ -26,6 +26,10 @@ type Error struct {
 	Status int
 	// Detail is the value of the "detail" key: usually a string.
 	Detail any
+	// Header holds extra headers of the HTTP answer (Retry-After for a
+	// retryable 503, say); Content-Type and Content-Length are the
+	// framework's. The MCP door has no headers and ignores it.
+	Header http.Header
 }
 
 // Errorf returns an *Error with the given status and a formatted string detail.

@@ -72,9 +72,11 @@ func BenchmarkRollout(b *testing.B) {
 
 // BenchmarkLiveSessionMemory measures the heap held per live rollout:
 // sessions seeded and left open (worlds kept), after the given calls, over
-// HTTP (so the session manager's own entry is included). The metric is the
-// growth of the live heap (after GC) over a batch of sessions, divided by
-// their number.
+// HTTP (so the session manager's own entry and the seed mark are included).
+// The metric is the growth of the live heap (after GC) over a batch of
+// sessions, divided by their number; est-B/world is the world store's
+// estimate of the same worlds (world.bytes), what max_world_bytes counts.
+// A seed with no call keeps no world.
 func BenchmarkLiveSessionMemory(b *testing.B) {
 	const sessions = 500
 	cases := []struct {
@@ -111,12 +113,15 @@ func BenchmarkLiveSessionMemory(b *testing.B) {
 				// earlier runs go); the second batch is the one measured.
 				open()
 				before := heapInUse()
+				est := s.WorldBytes()
 				open()
 				after := heapInUse()
-				if s.LiveWorlds() != 2*sessions {
-					b.Fatalf("%d live worlds", s.LiveWorlds())
+				if want := map[bool]int{true: 0, false: 2 * sessions}[tc.calls == nil]; s.LiveWorlds() != want {
+					b.Fatalf("%d live worlds, want %d", s.LiveWorlds(), want)
 				}
 				b.ReportMetric(float64(after-before)/sessions, "B/session")
+				// The store's own estimate (max_world_bytes counts it).
+				b.ReportMetric(float64(s.WorldBytes()-est)/sessions, "est-B/world")
 				runtime.KeepAlive(rollouts)
 				ts.Close()
 			}

@@ -281,3 +281,38 @@ func TestMCPSessionIsTheRollouts(t *testing.T) {
 		t.Errorf("call after verify: isError=%v %q, want %q", after.IsError, after.text(), want)
 	}
 }
+
+// A full world store refuses a new world on both doors with the same 503,
+// configured by its YAML keys; reads and the kept world go on.
+func TestMCPFullWorldStore(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ config, limit string }{
+		{"max_live_worlds: 1", "max_live_worlds"},
+		{"max_world_bytes: 30000", "max_world_bytes"}, // a world with one sent email: about 17 KB
+	} {
+		s := newWorkplace(t)
+		h := &mcpHost{ts: servertest.New(t, s, servertest.Options{ServerType: workplace.Name, Name: workplace.Name, MCP: true, Config: tc.config})}
+		a, b := h.seed(t, `{}`), h.seed(t, `{}`)
+		if res := a.call("email_send_email", `{"recipient":"a@b.co","subject":"from-a","body":"b"}`); res.IsError {
+			t.Fatalf("%s: a's send: %s", tc.config, res.text())
+		}
+		if res := b.call("company_directory_find_email_address", `{"name":"aisha"}`); res.IsError {
+			t.Errorf("%s: b's read: %s", tc.config, res.text())
+		}
+		detail := "Too many live rollouts: " + tc.limit + " is reached (the worlds of other rollouts are kept, not evicted); retry after 10 s"
+		res := b.call("email_send_email", `{"recipient":"a@b.co","subject":"from-b","body":"b"}`)
+		if want := "HTTP 503 from POST /email_send_email: " + detail; !res.IsError || res.text() != want {
+			t.Errorf("%s: MCP send with a full store: isError=%v %q, want %q", tc.config, res.IsError, res.text(), want)
+		}
+		hres := b.ro.Post("/email_send_email", `{"recipient":"a@b.co","subject":"from-b","body":"b"}`)
+		if want := `{"detail":"` + detail + `"}`; hres.Status != 503 || string(hres.Body) != want || hres.Header.Get("Retry-After") != "10" {
+			t.Errorf("%s: HTTP send with a full store: %d %s Retry-After=%q", tc.config, hres.Status, hres.Body, hres.Header.Get("Retry-After"))
+		}
+		if got := a.call("email_search_emails", `{"query":"from-a"}`).text(); !strings.Contains(got, `"total_emails":1`) {
+			t.Errorf("%s: a's world lost its email: %s", tc.config, got)
+		}
+		if s.LiveWorlds() != 1 {
+			t.Errorf("%s: %d worlds, want 1", tc.config, s.LiveWorlds())
+		}
+	}
+}

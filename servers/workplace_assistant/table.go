@@ -9,6 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gymkit/gymkit/framework"
 )
 
 // A table is one of the reference's pandas DataFrames: named columns, rows
@@ -152,6 +156,9 @@ type dataset struct {
 	// bounds converted its table (spec section 4.4). Built lazily.
 	analyticsFloatOnce sync.Once
 	analyticsFloat     *table
+	// baseRows holds the first cell of every row of the five base tables,
+	// so that a world's memory estimate skips the rows it shares.
+	baseRows map[*value]struct{}
 }
 
 // loadDataset reads dir/processed/*.csv and dir/raw/email_addresses.csv with
@@ -199,6 +206,12 @@ func loadDataset(dir string) (*dataset, error) {
 			v = vStr(r[0])
 		}
 		d.directory.appendRow([]value{v}, i)
+	}
+	d.baseRows = map[*value]struct{}{}
+	for _, t := range d.base {
+		for _, r := range t.rows {
+			d.baseRows[&r[0]] = struct{}{}
+		}
 	}
 	d.searchText = map[*value]string{}
 	for _, r := range d.base[tEmails].rows {
@@ -285,6 +298,12 @@ type world struct {
 	// analyticsConverted records the side effect of
 	// analytics_get_average_session_duration without bounds.
 	analyticsConverted bool
+	// writes counts the calls of mut (every write goes through it), so
+	// that a caller can tell whether a tool call wrote.
+	writes uint64
+	// size is the world's estimated memory (see bytes), kept by the world
+	// store's user after each write; read by the store without mu.
+	size atomic.Int64
 }
 
 // newWorld returns a fresh world: no copying, just references to the base
@@ -298,6 +317,7 @@ func (w *world) get(t int) *table { return w.tables[t] }
 
 // mut returns table t for writing, copying it on the first write.
 func (w *world) mut(t int) *table {
+	w.writes++
 	if !w.owned[t] {
 		w.tables[t] = w.tables[t].clone()
 		w.owned[t] = true
@@ -311,4 +331,78 @@ func (w *world) analytics() *table {
 		return w.data.floatAnalytics()
 	}
 	return w.data.analytics
+}
+
+// changed reports whether a tool has changed the world: a table copied for
+// writing, or the analytics conversion. An unchanged world is the shared
+// base and needs no keeping. Call it with mu held (or before the world is
+// shared).
+func (w *world) changed() bool {
+	return w.analyticsConverted || slices.Contains(w.owned[:], true)
+}
+
+// Sizes used by the world memory estimate.
+const (
+	valueSize  = int64(unsafe.Sizeof(value{}))
+	memberSize = int64(unsafe.Sizeof(framework.Member{}))
+	rowSize    = int64(unsafe.Sizeof([]value(nil)))
+	labelSize  = int64(unsafe.Sizeof(int(0)))
+	tableSize  = int64(unsafe.Sizeof(table{}))
+	// worldOverhead is a kept world's fixed cost: the world itself, its
+	// store entry, list element and map entry with the session id.
+	worldOverhead = int64(unsafe.Sizeof(world{})+unsafe.Sizeof(storeEntry{})) + 48 + 128
+)
+
+// bytes estimates the memory this world holds beyond the shared base
+// tables, from its actual copied tables: for each table it owns, the row
+// list and labels (their capacity) and every row that is not a base row
+// (copied by a cell update, or added), with the cells' strings and nested
+// JSON values, plus worldOverhead. A copied row's unchanged strings are
+// shared with the base but counted, so the estimate errs high. Call it
+// with mu held.
+func (w *world) bytes() int64 {
+	n := worldOverhead
+	for t, owned := range w.owned {
+		if !owned {
+			continue
+		}
+		tab := w.tables[t]
+		n += tableSize + int64(cap(tab.rows))*rowSize + int64(cap(tab.labels))*labelSize
+		for _, r := range tab.rows {
+			if len(r) == 0 || w.data.isBaseRow(&r[0]) {
+				continue
+			}
+			n += int64(cap(r)) * valueSize
+			for _, v := range r {
+				n += valueBytes(v)
+			}
+		}
+	}
+	return n
+}
+
+// valueBytes is the memory a cell holds beyond its value struct: its
+// string and, for a JSON list or object, the items and members.
+func valueBytes(v value) int64 {
+	n := int64(len(v.Str))
+	if v.Items != nil {
+		n += int64(cap(v.Items)) * valueSize
+		for _, it := range v.Items {
+			n += valueBytes(it)
+		}
+	}
+	if v.Members != nil {
+		n += int64(cap(v.Members)) * memberSize
+		for _, m := range v.Members {
+			n += int64(len(m.Key)) + valueBytes(m.Value)
+		}
+	}
+	return n
+}
+
+// isBaseRow reports whether first is the first cell of a row of one of
+// the parsed base tables (shared by every world, so not a world's cost).
+func (d *dataset) isBaseRow(first *value) bool {
+	_, ok := d.baseRows[first]
+	return ok
 }

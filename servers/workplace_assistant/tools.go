@@ -69,17 +69,30 @@ func (t *toolDef) bind(body []framework.Member) (args, error) {
 // under w's lock. A non-nil error is the exception the reference's
 // dispatcher would catch (an unknown tool is a KeyError).
 func (w *world) call(name string, body []framework.Member) (value, error) {
+	out, _, err := w.callTracked(name, body)
+	return out, err
+}
+
+// callTracked is call that also reports whether the tool wrote to the
+// world; when it did, it updates w.size (the bytes estimate) before w's
+// lock is released.
+func (w *world) callTracked(name string, body []framework.Member) (out value, wrote bool, err error) {
 	t, ok := toolByName[name]
 	if !ok {
-		return value{}, &pyErr{"KeyError", reprString(name)}
+		return value{}, false, &pyErr{"KeyError", reprString(name)}
 	}
 	a, err := t.bind(body)
 	if err != nil {
-		return value{}, err
+		return value{}, false, err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return t.fn(w, a)
+	before, converted := w.writes, w.analyticsConverted
+	out, err = t.fn(w, a)
+	if wrote = w.writes != before || w.analyticsConverted != converted; wrote {
+		w.size.Store(w.bytes())
+	}
+	return out, wrote, err
 }
 
 // --- pandas column helpers ---

@@ -48,8 +48,8 @@ func (s *Workplace) verify(ctx context.Context, req VerifyRequest) (VerifyRespon
 		return VerifyResponse{}, err
 	}
 	if !s.KeepWorldAfterVerify {
-		if id := session.ID(ctx); id != "" {
-			s.worlds.drop(id)
+		if err := s.endRollout(ctx); err != nil {
+			return VerifyResponse{}, err
 		}
 	}
 	var resp VerifyResponse
@@ -57,6 +57,22 @@ func (s *Workplace) verify(ctx context.Context, req VerifyRequest) (VerifyRespon
 		resp.Reward = 1.0
 	}
 	return resp, nil
+}
+
+// endRollout frees the session's world and clears its seed mark, so that
+// a later call answers "Session not initialized" as a call after a dropped
+// world always has. An unseeded session is not written to.
+func (s *Workplace) endRollout(ctx context.Context) error {
+	id := session.ID(ctx)
+	if id == "" {
+		return nil
+	}
+	s.worlds.drop(id)
+	mark, _, err := session.Get[seedMark](ctx, worldKey)
+	if err != nil || mark == markNone {
+		return err
+	}
+	return session.Update(ctx, worldKey, func(m *seedMark) error { *m = markNone; return nil })
 }
 
 // score reports whether the predicted actions leave the same tables as the

@@ -22,8 +22,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
@@ -37,17 +39,30 @@ func init() { framework.Register(Name, func() framework.Server { return New() })
 
 // Defaults of the world lifetime keys.
 const (
-	DefaultWorldMaxIdle  = time.Hour
-	DefaultMaxLiveWorlds = 10000
+	DefaultWorldMaxIdle = time.Hour
+	// DefaultMaxWorldBytes is the memory budget of the changed worlds kept
+	// (max_world_bytes): 1 GiB, about 28,000 worlds of typical rollouts
+	// (about 37 KB each).
+	DefaultMaxWorldBytes = 1 << 30
+	// DefaultMaxLiveWorlds is max_live_worlds' default: no count limit
+	// (max_world_bytes bounds the worlds).
+	DefaultMaxLiveWorlds = 0
 )
+
+// RetryAfter is the Retry-After of the 503 that refuses a new world when
+// the world store is full.
+const RetryAfter = 10 * time.Second
 
 // Workplace is the server. Its config keys:
 //
 //	data_dir          the folder holding processed/ and raw/ (required)
 //	tools_file        the JSON list of tool definitions exposed over MCP (required)
 //	world_max_idle    drop a session's world after this idle time (default 1h; 0: never)
-//	max_live_worlds   keep at most this many worlds, least recently used dropped first
-//	                  (default 10000; 0: no limit)
+//	max_world_bytes   the estimated bytes of changed worlds kept at most; a tool call that
+//	                  would change a new world beyond it answers 503 with Retry-After
+//	                  (default 1 GiB; 0: no limit)
+//	max_live_worlds   the number of changed worlds kept at most, refused beyond it as
+//	                  above (default 0: no count limit)
 //	keep_world_after_verify  keep a session's world after /verify (default false: dropped)
 //
 // Relative paths resolve against the working directory.
@@ -57,6 +72,7 @@ type Workplace struct {
 	ToolsFile            string        `koanf:"tools_file"`
 	WorldMaxIdle         time.Duration `koanf:"world_max_idle"`
 	MaxLiveWorlds        int           `koanf:"max_live_worlds"`
+	MaxWorldBytes        int64         `koanf:"max_world_bytes"`
 	KeepWorldAfterVerify bool          `koanf:"keep_world_after_verify"`
 
 	data   *dataset
@@ -67,7 +83,7 @@ type Workplace struct {
 
 // New returns a server with the default lifetime settings.
 func New() *Workplace {
-	return &Workplace{WorldMaxIdle: DefaultWorldMaxIdle, MaxLiveWorlds: DefaultMaxLiveWorlds}
+	return &Workplace{WorldMaxIdle: DefaultWorldMaxIdle, MaxLiveWorlds: DefaultMaxLiveWorlds, MaxWorldBytes: DefaultMaxWorldBytes}
 }
 
 var (
@@ -106,16 +122,17 @@ func (s *Workplace) Provision(context.Context) error {
 	if s.specs, err = loadToolSpecs(toolsFile); err != nil {
 		return fmt.Errorf("tools_file %s: %w", toolsFile, err)
 	}
-	if s.WorldMaxIdle < 0 || s.MaxLiveWorlds < 0 {
-		return errors.New("world_max_idle and max_live_worlds must not be negative")
+	if s.WorldMaxIdle < 0 || s.MaxLiveWorlds < 0 || s.MaxWorldBytes < 0 {
+		return errors.New("world_max_idle, max_live_worlds and max_world_bytes must not be negative")
 	}
 	now := s.now
 	if now == nil {
 		now = time.Now
 	}
-	s.worlds = newWorldStore(s.WorldMaxIdle, s.MaxLiveWorlds, now)
+	s.worlds = newWorldStore(s.WorldMaxIdle, s.MaxLiveWorlds, s.MaxWorldBytes, now)
 	s.Logger().Debug("workplace data loaded", "data_dir", dir, "tools", len(s.specs),
-		"world_max_idle", s.WorldMaxIdle.String(), "max_live_worlds", s.MaxLiveWorlds)
+		"world_max_idle", s.WorldMaxIdle.String(), "max_world_bytes", s.MaxWorldBytes,
+		"max_live_worlds", s.MaxLiveWorlds)
 	return nil
 }
 
@@ -217,18 +234,37 @@ func (s *Workplace) AllowedToolsForSession(_ context.Context, seedBody json.RawM
 // seedRequest is any JSON object (the dataset row); nothing in it is used.
 type seedRequest struct{}
 
-// seed gives the session a fresh world, replacing any world it had.
+// worldKey is the session state key of a rollout's seed mark.
+const worldKey = "workplace_assistant.world"
+
+// A seedMark, kept in the session state under worldKey, is what a session
+// remembers of its seed: a few bytes, so that a seed allocates no world.
+type seedMark int
+
+const (
+	// markNone: never seeded, or released by /verify.
+	markNone seedMark = iota
+	// markFresh: seeded, no tool has changed the world since: the world
+	// is the shared base, built afresh for each call.
+	markFresh
+	// markChanged: a tool changed the world, which the world store keeps
+	// until verify, idle expiry or Release; once dropped, calls answer
+	// "Session not initialized" as before.
+	markChanged
+)
+
+// seed marks the session seeded and drops any world it had: the world is
+// created by the first tool call that changes it (dispatch).
 func (s *Workplace) seed(ctx context.Context, _ seedRequest) (struct{}, error) {
 	id := session.ID(ctx)
 	if id == "" {
 		return struct{}{}, errors.New("no rollout session in the request context")
 	}
-	// The world lives in process memory keyed by the id, not in the state
-	// store: keep the session for its full lifetime (session.Keep).
-	if err := session.Keep(ctx); err != nil {
+	// Writing the mark also keeps the session for its full lifetime.
+	if err := session.Update(ctx, worldKey, func(m *seedMark) error { *m = markFresh; return nil }); err != nil {
 		return struct{}{}, err
 	}
-	s.worlds.put(id, s.data.newWorld())
+	s.worlds.drop(id)
 	return struct{}{}, nil
 }
 
@@ -239,14 +275,24 @@ type output struct {
 
 var errNotSeeded = framework.Errorf(400, "Session not initialized. Please call seed_session first.")
 
+// fullError is the retryable 503 refusing a new world: limit names the
+// config key that is reached.
+func fullError(limit string) error {
+	return &framework.Error{Status: 503,
+		Detail: fmt.Sprintf("Too many live rollouts: %s is reached (the worlds of other rollouts are kept, not evicted); retry after %d s", limit, int(RetryAfter/time.Second)),
+		Header: http.Header{"Retry-After": {strconv.Itoa(int(RetryAfter / time.Second))}}}
+}
+
 // dispatch is POST /{tool}: the session's world, the body's non-null
 // members as keyword arguments, and any exception turned into the output
 // text "Error executing tool '<tool>': <str(e)>".
+//
+// A session with a kept world runs on it. A seeded session without one runs
+// on a fresh world over the base tables; if the tool changed it, the world
+// is kept from then on (or, the store being full, refused with a 503 and the
+// change discarded). Any other session answers 400 "Session not
+// initialized".
 func (s *Workplace) dispatch(ctx context.Context, tool string, raw json.RawMessage) (any, error) {
-	w := s.worlds.get(session.ID(ctx))
-	if w == nil {
-		return nil, errNotSeeded
-	}
 	body, err := framework.ParseJSON(raw)
 	if err != nil {
 		return nil, err // the framework parsed it already
@@ -257,17 +303,84 @@ func (s *Workplace) dispatch(ctx context.Context, tool string, raw json.RawMessa
 			members = append(members, m)
 		}
 	}
-	out, err := w.call(tool, members)
-	if err != nil {
-		return output{vStr("Error executing tool '" + tool + "': " + err.Error())}, nil
+	id := session.ID(ctx)
+	if id == "" {
+		return nil, errNotSeeded
 	}
-	return output{out}, nil
+	for {
+		if w := s.worlds.get(id); w != nil {
+			out, wrote, err := w.callTracked(tool, members)
+			if wrote {
+				s.worlds.resize(id, w)
+			}
+			return toolOutput(tool, out, err), nil
+		}
+		mark, _, err := session.Get[seedMark](ctx, worldKey)
+		if err != nil {
+			return nil, err
+		}
+		if mark != markFresh {
+			return nil, errNotSeeded
+		}
+		w := s.data.newWorld()
+		out, wrote, err := w.callTracked(tool, members)
+		if !wrote {
+			return toolOutput(tool, out, err), nil
+		}
+		existing, addErr := s.worlds.add(id, w)
+		if limit, full := isStoreFull(addErr); full {
+			return nil, fullError(limit)
+		}
+		if existing != nil {
+			continue // a parallel call kept the session's world first: run on it
+		}
+		if err := session.Update(ctx, worldKey, func(m *seedMark) error {
+			if *m == markFresh {
+				*m = markChanged
+			}
+			return nil
+		}); err != nil {
+			s.worlds.drop(id)
+			return nil, err
+		}
+		return toolOutput(tool, out, err), nil
+	}
 }
 
-// LiveWorlds returns the number of session worlds held in memory.
+// toolOutput is the 200 answer of a call: the tool's result, or the
+// exception's text.
+func toolOutput(tool string, out value, err error) output {
+	if err != nil {
+		return output{vStr("Error executing tool '" + tool + "': " + err.Error())}
+	}
+	return output{out}
+}
+
+// LiveWorlds returns the number of session worlds held in memory (the
+// changed ones: an untouched seed holds none).
 func (s *Workplace) LiveWorlds() int {
 	if s.worlds == nil {
 		return 0
 	}
-	return s.worlds.live()
+	n, _ := s.worlds.stats()
+	return n
+}
+
+// WorldBytes returns the estimated bytes of the session worlds held in
+// memory, as max_world_bytes counts them.
+func (s *Workplace) WorldBytes() int64 {
+	if s.worlds == nil {
+		return 0
+	}
+	_, n := s.worlds.stats()
+	return n
+}
+
+// ReleaseWorld frees the world of the session sessionID, if it has one (for
+// a close-session hook). Its seed mark stays: a later call of that session
+// then answers "Session not initialized" if the world had changed.
+func (s *Workplace) ReleaseWorld(sessionID string) {
+	if s.worlds != nil {
+		s.worlds.Release(sessionID)
+	}
 }

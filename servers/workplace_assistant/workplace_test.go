@@ -223,14 +223,23 @@ func TestConfigKeys(t *testing.T) {
 		"tools_file: " + dataPath(t, "tools.json"),
 		"world_max_idle: 30m",
 		"max_live_worlds: 3",
+		"max_world_bytes: 5000000",
 		"keep_world_after_verify: true",
 	}, "\n")})
-	if s.WorldMaxIdle.String() != "30m0s" || s.MaxLiveWorlds != 3 || !s.KeepWorldAfterVerify {
+	if s.WorldMaxIdle.String() != "30m0s" || s.MaxLiveWorlds != 3 || s.MaxWorldBytes != 5000000 || !s.KeepWorldAfterVerify {
 		t.Errorf("decoded %+v", s)
 	}
 	ro := seeded(t, ts)
 	if res := ro.Post("/company_directory_find_email_address", `{"name":"AISHA"}`); string(res.Body) != `{"output":["aisha.chen@atlas.com"]}` {
 		t.Errorf("call: %s", res.Body)
+	}
+	if d := workplace.New(); d.MaxWorldBytes != 1<<30 || d.MaxLiveWorlds != 0 {
+		t.Errorf("defaults: max_world_bytes %d, max_live_worlds %d; want 1 GiB and no count limit", d.MaxWorldBytes, d.MaxLiveWorlds)
+	}
+	neg := workplace.New()
+	neg.DataDir, neg.ToolsFile, neg.MaxWorldBytes = dataPath(t, "csv_data"), dataPath(t, "tools.json"), -1
+	if err := neg.Provision(context.Background()); err == nil || !strings.Contains(err.Error(), "max_world_bytes") {
+		t.Errorf("negative max_world_bytes: %v", err)
 	}
 }
 

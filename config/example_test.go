@@ -47,7 +47,7 @@ cities:
 			return
 		}
 		fmt.Printf("%s (%s) on %s:%d, domain %s, mcp %v, secret %q\n",
-			inst.Name, inst.ServerType, inst.Host, inst.Port, inst.Domain, inst.ExposeToolsOverMCP, inst.MCPTokenSecret)
+			inst.Name, inst.ServerType, inst.Host, inst.Port, inst.Domain, inst.ExposeToolsOverMCP, inst.SessionSecrets[0])
 		fmt.Printf("%+v\n", w)
 	}
 

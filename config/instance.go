@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -22,7 +23,9 @@ type frameworkConfig struct {
 	Port               int      `koanf:"port"`
 	NumWorkers         int      `koanf:"num_workers"`
 	ExposeToolsOverMCP bool     `koanf:"expose_tools_over_mcp"`
-	MCPTokenSecret     string   `koanf:"mcp_token_secret"`
+	SessionSecret      any      `koanf:"session_secret"`   // a string or a list: see secretList
+	MCPTokenSecret     any      `koanf:"mcp_token_secret"` // session_secret's older name
+	AllowWeakSecret    bool     `koanf:"allow_weak_secret"`
 	MCPAllowedHosts    []string `koanf:"mcp_allowed_hosts"`
 	MaxBodyBytes       int64    `koanf:"max_body_bytes"`
 }
@@ -56,8 +59,8 @@ func isFrameworkKey(k string) bool {
 //	      default_city: Paris     # a server-specific key, see Decode
 //
 // The framework's keys are type-checked and defaulted here: entrypoint (accepted, not used),
-// domain, host, port, num_workers (accepted, not used), expose_tools_over_mcp, mcp_token_secret,
-// mcp_allowed_hosts, max_body_bytes, and NeMo's metadata verified, description, value, datasets,
+// domain, host, port, num_workers (accepted, not used), expose_tools_over_mcp, session_secret (and
+// its older name mcp_token_secret), allow_weak_secret, mcp_allowed_hosts, max_body_bytes, and NeMo's metadata verified, description, value, datasets,
 // allowed_agents and allowed_model_types (any value). Every other key belongs to the server.
 type Instance struct {
 	// Name is the top-level key: the MCP server_name, the session cookie suffix, the log field.
@@ -74,8 +77,17 @@ type Instance struct {
 	Domain string
 	// ExposeToolsOverMCP serves the tools over MCP at /mcp too (expose_tools_over_mcp, default false).
 	ExposeToolsOverMCP bool
-	// MCPTokenSecret signs the MCP session tokens (mcp_token_secret); "" when not configured.
-	MCPTokenSecret string
+	// SessionSecrets are the instance secrets (session_secret, a string or a list of strings; or
+	// its older name mcp_token_secret, refused when both are set to different values): the first
+	// signs the session cookies and the MCP session tokens (under distinct derived keys), and all
+	// verify them, for rotation. nil when unset, empty or an empty list (the host then uses a
+	// random per-process secret, with a warning); an entry is never empty. It prints redacted
+	// (see [Secrets]).
+	SessionSecrets Secrets
+	// AllowWeakSecret (allow_weak_secret, default false) lets the host accept secrets that break
+	// the strength rule (session.CheckSecret: at least 32 bytes, at least 10 distinct), with a
+	// warning: for development only.
+	AllowWeakSecret bool
 	// MCPAllowedHosts are extra Host header values the MCP door accepts (mcp_allowed_hosts); nil
 	// when not configured.
 	MCPAllowedHosts []string
@@ -166,6 +178,17 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 	if _, ok := data["max_body_bytes"]; ok && !bad["max_body_bytes"] && fw.MaxBodyBytes <= 0 {
 		ps = append(ps, c.src.problem(joinKey(bkey, "max_body_bytes"), fmt.Sprintf("must be a positive number of bytes, got %d", fw.MaxBodyBytes), ""))
 	}
+	secrets, sps := c.secrets(bkey, data, bad)
+	ps = append(ps, sps...)
+	raw, copied := block, false // secrets redacted, in a copy
+	for _, k := range []string{"session_secret", "mcp_token_secret"} {
+		if v, ok := block[k]; ok && v != nil && v != "" {
+			if !copied {
+				raw, copied = maps.Clone(block), true
+			}
+			raw[k] = Redacted
+		}
+	}
 	host := fw.Host
 	if host == "" {
 		host = defaultHost
@@ -178,10 +201,11 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 		Port:               fw.Port,
 		Domain:             fw.Domain,
 		ExposeToolsOverMCP: fw.ExposeToolsOverMCP,
-		MCPTokenSecret:     fw.MCPTokenSecret,
+		SessionSecrets:     secrets,
+		AllowWeakSecret:    fw.AllowWeakSecret,
 		MCPAllowedHosts:    fw.MCPAllowedHosts,
 		MaxBodyBytes:       fw.MaxBodyBytes,
-		Raw:                block,
+		Raw:                raw,
 		File:               first.file,
 		Line:               first.line,
 		src:                c.src,

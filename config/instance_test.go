@@ -32,7 +32,7 @@ func TestInstanceFrameworkKeys(t *testing.T) {
 		server("b", "host: ''", "max_body_bytes: null")})
 	c := mustLoad(t, opts(dir, []string{"c.yaml"}))
 	a, _ := c.Instance("a")
-	if a.Host != "10.1.1.1" || a.Port != 8081 || !a.ExposeToolsOverMCP || a.MCPTokenSecret != "s" ||
+	if a.Host != "10.1.1.1" || a.Port != 8081 || !a.ExposeToolsOverMCP || !reflect.DeepEqual(a.SessionSecrets, Secrets{"s"}) ||
 		!reflect.DeepEqual(a.MCPAllowedHosts, []string{"proxy.local"}) || a.MaxBodyBytes != 1024 {
 		t.Errorf("a = %+v", a)
 	}

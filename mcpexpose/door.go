@@ -2,7 +2,6 @@ package mcpexpose
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -42,12 +41,20 @@ type Options struct {
 	// ServerType is the registered server type; it only appears in logs and
 	// startup errors.
 	ServerType string
-	// Secret signs the session tokens (the instance's mcp_token_secret). Use
-	// at least 32 random bytes, and the same secret on every replica of an
-	// instance. Nil or empty: a random 32-byte secret for this process, with
-	// a warning, so tokens stop working when the process restarts and are
-	// not valid on other replicas.
+	// Secret signs the session tokens: the instance's session_secret (its
+	// first entry, when it is a list; mcp_token_secret is its older name).
+	// The token key is session.DeriveKey(Secret, "gymkit/mcpexpose session
+	// token v1"), distinct from the session cookie's key. Use at least 32
+	// random bytes (the host refuses weaker ones, see session.CheckSecret;
+	// New does not judge), and the same secret on every replica of an
+	// instance. Nil or empty: a random secret for this process, with a
+	// warning, so tokens stop working when the process restarts and are not
+	// valid on other replicas.
 	Secret []byte
+	// OldSecrets are earlier secrets whose tokens still verify (the rest of
+	// the session_secret list), for rotation: tokens are minted under
+	// Secret only. Empty entries are ignored; nil: none.
+	OldSecrets [][]byte
 	// Loopback reports that the instance listens on a loopback address. It
 	// turns on DNS-rebinding protection: a request whose Host (or Origin,
 	// when present) is neither a loopback name (localhost, 127.0.0.0/8,
@@ -120,11 +127,16 @@ func New(opts Options) (*Door, error) {
 	}
 	secret := opts.Secret
 	if len(secret) == 0 {
-		secret = make([]byte, 32)
-		_, _ = rand.Read(secret) // never fails (crypto/rand)
-		log.Warn("mcp_token_secret is unset: MCP session tokens are signed with a random per-process secret; "+
+		secret = session.RandomSecret()
+		log.Warn("session_secret / mcp_token_secret is unset: MCP session tokens are signed with a random per-process secret; "+
 			"they stop working when this process restarts and are not valid on other replicas",
 			"door", "mcp")
+	}
+	secrets := [][]byte{secret}
+	for _, old := range opts.OldSecrets {
+		if len(old) > 0 {
+			secrets = append(secrets, old)
+		}
 	}
 	maxBody := opts.MaxBodyBytes
 	if maxBody <= 0 {
@@ -136,7 +148,7 @@ func New(opts Options) (*Door, error) {
 		prefix:     "mcp__" + opts.Instance + "__",
 		sessions:   opts.Sessions,
 		log:        log,
-		signer:     newSigner(secret),
+		signer:     newSigner(secrets...),
 		maxBody:    maxBody,
 	}
 	if opts.Loopback || len(opts.AllowedHosts) > 0 {

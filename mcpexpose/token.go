@@ -8,6 +8,8 @@ import (
 	"hash"
 	"strings"
 	"sync"
+
+	"github.com/gymkit/gymkit/session"
 )
 
 // The session token (header X-NeMo-Gym-Session-Token) is
@@ -16,9 +18,16 @@ import (
 //
 // unpadded, where payload is the compact JSON {"sid":…,"inst":…,"tools":…}
 // (tools null = unrestricted, [] = nothing allowed) and key is
-// HMAC-SHA256(secret, tokenContext). Tokens do not expire: a rollout's
-// session lives as long as its state. Only the minting instance reads them
-// (contract d.4's itsdangerous format is informative only).
+// HMAC-SHA256(secret, tokenContext) (session.DeriveKey), distinct from the
+// session cookie's key derived from the same instance secret. The first
+// secret signs; a token signed under any of the instance's secrets
+// verifies (rotation). Both parts are decoded strictly: only the
+// base64url alphabet, no padding, zero padding bits, so exactly one
+// spelling of a token verifies (the signature's 43rd character carries 2
+// padding bits, which a lenient decoder ignores, letting 4 spellings of one
+// signature through). Tokens do not expire: a rollout's session lives as
+// long as its state. Only the minting instance reads them (contract d.4's
+// itsdangerous format is informative only).
 
 // tokenContext separates the token key from any other use of the secret.
 const tokenContext = "gymkit/mcpexpose session token v1"
@@ -37,28 +46,56 @@ type claims struct {
 	Tools []string `json:"tools"`
 }
 
-// signer mints and verifies tokens under one key. It is safe for
-// concurrent use.
+// signer mints tokens under its first key and verifies them under any of
+// its keys. It is safe for concurrent use.
 type signer struct {
-	macs   sync.Pool // hash.Hash: HMAC-SHA256 under the key
-	maxLen int       // the longest token parse accepts
+	keys   []*tokenKey // keys[0] signs
+	maxLen int         // the longest token parse accepts
 }
 
-func newSigner(secret []byte) *signer {
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte(tokenContext))
-	key := m.Sum(nil)
-	return &signer{macs: sync.Pool{New: func() any { return hmac.New(sha256.New, key) }}, maxLen: maxTokenLen}
+// tokenKey is one key: a pool of HMAC-SHA256 states under it.
+type tokenKey struct {
+	macs sync.Pool // hash.Hash
 }
 
-// sign returns the MAC of body.
-func (s *signer) sign(body string) []byte {
-	m := s.macs.Get().(hash.Hash)
+// newSigner returns a signer for secrets (at least one, none empty): the
+// first signs, all verify.
+func newSigner(secrets ...[]byte) *signer {
+	s := &signer{maxLen: maxTokenLen}
+	for _, secret := range secrets {
+		key := session.DeriveKey(secret, tokenContext)
+		s.keys = append(s.keys, &tokenKey{macs: sync.Pool{New: func() any { return hmac.New(sha256.New, key) }}})
+	}
+	return s
+}
+
+// sum returns the MAC of body under k.
+func (k *tokenKey) sum(body string) []byte {
+	m := k.macs.Get().(hash.Hash)
 	m.Reset()
 	m.Write([]byte(body))
 	sum := m.Sum(make([]byte, 0, sha256.Size))
-	s.macs.Put(m)
+	k.macs.Put(m)
 	return sum
+}
+
+// sign returns the MAC of body under the signing key.
+func (s *signer) sign(body string) []byte { return s.keys[0].sum(body) }
+
+// strictBase64 is the one decoding of token parts: unpadded base64url
+// that refuses non-zero padding bits.
+var strictBase64 = base64.RawURLEncoding.Strict()
+
+// base64URL reports whether p holds only characters of the unpadded
+// base64url alphabet (the decoder would skip \r and \n).
+func base64URL(p string) bool {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // mint returns the token for c.
@@ -83,16 +120,23 @@ func (s *signer) parse(tok string) (c claims, ok bool) {
 	}
 	body, sig := tok[:i], tok[i+1:]
 	var got [sha256.Size]byte
-	if base64.RawURLEncoding.DecodedLen(len(sig)) != len(got) {
+	if len(sig) != base64.RawURLEncoding.EncodedLen(len(got)) || !base64URL(sig) || !base64URL(body) {
 		return c, false
 	}
-	if n, err := base64.RawURLEncoding.Decode(got[:], []byte(sig)); err != nil || n != len(got) {
+	if n, err := strictBase64.Decode(got[:], []byte(sig)); err != nil || n != len(got) {
 		return c, false
 	}
-	if !hmac.Equal(s.sign(body), got[:]) {
+	good := false
+	for _, k := range s.keys {
+		if hmac.Equal(k.sum(body), got[:]) {
+			good = true
+			break
+		}
+	}
+	if !good {
 		return c, false
 	}
-	payload, err := base64.RawURLEncoding.DecodeString(body)
+	payload, err := strictBase64.DecodeString(body)
 	if err != nil || json.Unmarshal(payload, &c) != nil || !validSessionID(c.SID) {
 		return claims{}, false
 	}

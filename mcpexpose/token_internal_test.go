@@ -115,3 +115,86 @@ func TestPyRepr(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenOneSpelling: the signature's last character carries 2 padding
+// bits; the other three characters that differ only there decoded to the
+// same MAC with the lenient decoder (issue 11, item 4) and must be refused,
+// as must any spelling with characters the decoder would skip.
+func TestTokenOneSpelling(t *testing.T) {
+	t.Parallel()
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	s := newSigner([]byte("0123456789abcdef0123456789abcdef"))
+	for range 20 {
+		tok := s.mint(claims{SID: session.NewID(), Inst: "weather"})
+		if _, ok := s.parse(tok); !ok {
+			t.Fatal("good token refused")
+		}
+		last := strings.IndexByte(alphabet, tok[len(tok)-1])
+		for bits := 1; bits < 4; bits++ {
+			variant := tok[:len(tok)-1] + string(alphabet[last^bits])
+			lenient, err := base64.RawURLEncoding.DecodeString(variant[strings.LastIndexByte(variant, '.')+1:])
+			if err != nil || len(lenient) != 32 {
+				t.Fatalf("variant %d does not decode leniently: %v", bits, err)
+			}
+			if _, ok := s.parse(variant); ok {
+				t.Errorf("a second spelling of the signature (last character %q for %q) verifies", variant[len(variant)-1], tok[len(tok)-1])
+			}
+		}
+		body, sig, _ := strings.Cut(tok, ".")
+		for _, v := range []string{body + "." + sig[:20] + "\n" + sig[20:], body[:5] + "\r\n" + body[5:] + "." + sig, body + "=." + sig} {
+			if _, ok := s.parse(v); ok {
+				t.Errorf("token with skipped characters %q verifies", v)
+			}
+		}
+	}
+}
+
+// TestTokenRotation: the first secret signs, every secret verifies, and a
+// dropped secret's tokens are refused.
+func TestTokenRotation(t *testing.T) {
+	t.Parallel()
+	oldS, newS := []byte("old-secret-0123456789abcdef-0123456789"), []byte("new-secret-0123456789abcdef-0123456789")
+	old, rotated, newOnly := newSigner(oldS), newSigner(newS, oldS), newSigner(newS)
+	c := claims{SID: sid, Inst: "weather"}
+	if _, ok := rotated.parse(old.mint(c)); !ok {
+		t.Error("a token of the old secret is refused after rotation")
+	}
+	if _, ok := newOnly.parse(rotated.mint(c)); !ok {
+		t.Error("the rotated signer does not sign with its first secret")
+	}
+	if _, ok := newOnly.parse(old.mint(c)); ok {
+		t.Error("a token of a dropped secret verifies")
+	}
+	if _, ok := old.parse(rotated.mint(c)); ok {
+		t.Error("a token of the new secret verifies under the old one alone")
+	}
+	// The token key is not the cookie key of the same secret.
+	if string(session.DeriveKey(oldS, tokenContext)) == string(session.DeriveKey(oldS, "gymkit/session cookie v1")) {
+		t.Error("token and cookie keys are equal")
+	}
+}
+
+// FuzzToken: parse never panics, and whatever verifies is exactly the token
+// minted for its claims (one spelling).
+func FuzzToken(f *testing.F) {
+	s := newSigner([]byte("0123456789abcdef0123456789abcdef"))
+	good := s.mint(claims{SID: sid, Inst: "weather", Tools: []string{"a"}})
+	f.Add(good)
+	f.Add(good[:len(good)-1] + "B")
+	f.Add("")
+	f.Add(".")
+	f.Add("e30." + strings.Repeat("A", 43))
+	f.Fuzz(func(t *testing.T, tok string) {
+		c, ok := s.parse(tok)
+		if !ok {
+			return
+		}
+		if !validSessionID(c.SID) {
+			t.Fatalf("verified an invalid session id %q", c.SID)
+		}
+		body, sig, _ := strings.Cut(tok, ".")
+		if base64.RawURLEncoding.EncodeToString(s.sign(body)) != sig {
+			t.Fatalf("a second spelling of the signature verifies: %q", tok)
+		}
+	})
+}

@@ -2,8 +2,6 @@ package rollout
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +14,7 @@ import (
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
+	"github.com/gymkit/gymkit/session"
 )
 
 // EmbedOptions configure [Start].
@@ -90,7 +89,7 @@ func SelectInstance(opts EmbedOptions) (*config.Config, config.Instance, error) 
 // server.NewInstance with the MCP door when expose_tools_over_mcp is on),
 // and serves it on 127.0.0.1 at a free port, so that both doors are real
 // HTTP. The configured host and port are not used. An instance without a
-// mcp_token_secret gets a random one (the tokens live as long as the
+// session_secret gets a random one (the tokens live as long as the
 // process anyway). Close stops it.
 func Start(ctx context.Context, opts EmbedOptions) (*Embedded, error) {
 	_, ci, err := SelectInstance(opts)
@@ -106,10 +105,8 @@ func Start(ctx context.Context, opts EmbedOptions) (*Embedded, error) {
 	if err := ci.Decode(srv); err != nil {
 		return nil, err
 	}
-	if ci.MCPTokenSecret == "" {
-		b := make([]byte, 32)
-		_, _ = rand.Read(b)
-		ci.MCPTokenSecret = hex.EncodeToString(b)
+	if len(ci.SessionSecrets) == 0 {
+		ci.SessionSecrets = config.Secrets{string(session.RandomSecret())}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -140,6 +140,7 @@ type Instance struct {
 	Logger *slog.Logger
 
 	handler   http.Handler
+	secrets   [][]byte // the instance secrets (never empty): the first signs
 	endpoints []Endpoint
 	url       string // base URL once a Host has bound it
 }
@@ -184,18 +185,22 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 		log = slog.Default()
 	}
 	log = log.With("instance", name)
-	sm := opts.Sessions
-	if sm == nil {
-		sm = session.NewManager(session.Options{CookieName: CookieName(serverType, name)})
-	}
-	inst := &Instance{Name: name, ServerType: serverType, Config: opts.Config,
-		Sessions: sm, MaxBodyBytes: limit, Logger: log}
 	fail := func(ext string, err error) error {
 		if ext != "" {
 			err = fmt.Errorf("extension %q: %w", ext, err)
 		}
 		return fmt.Errorf("instance %q (server type %q): %w", name, serverType, err)
 	}
+	secrets, err := instanceSecrets(opts.Config, log)
+	if err != nil {
+		return nil, fail("", err)
+	}
+	sm := opts.Sessions
+	if sm == nil {
+		sm = session.NewManager(session.Options{CookieName: CookieName(serverType, name), Secrets: secrets})
+	}
+	inst := &Instance{Name: name, ServerType: serverType, Config: opts.Config,
+		Sessions: sm, MaxBodyBytes: limit, Logger: log, secrets: secrets}
 
 	// The MCP door goes first among the extensions, when the config asks.
 	exts := opts.Extensions
@@ -256,6 +261,39 @@ func (in *Instance) readyLine() string {
 		line += " " + e.Name + "=" + in.url + e.Path
 	}
 	return line
+}
+
+// instanceSecrets returns the instance secrets of cfg (session_secret, or
+// its older name mcp_token_secret), first the one that signs. Unset, it is
+// one random secret for this process, with a warning when the instance
+// exposes MCP (its tokens then die with the process). Each configured
+// secret must pass session.CheckSecret, unless allow_weak_secret is true
+// (then a warning); the error names the key and the rule, never the secret.
+func instanceSecrets(cfg config.Instance, log *slog.Logger) ([][]byte, error) {
+	if len(cfg.SessionSecrets) == 0 {
+		if cfg.ExposeToolsOverMCP {
+			log.Warn("session_secret / mcp_token_secret is unset: the session cookies and MCP session tokens are signed with a random per-process secret; " +
+				"they stop working when this process restarts and are not valid on other replicas")
+		}
+		return [][]byte{session.RandomSecret()}, nil
+	}
+	out := make([][]byte, len(cfg.SessionSecrets))
+	for i, s := range cfg.SessionSecrets {
+		out[i] = []byte(s)
+		err := session.CheckSecret(out[i])
+		if err == nil {
+			continue
+		}
+		key := "session_secret"
+		if len(cfg.SessionSecrets) > 1 {
+			key = fmt.Sprintf("session_secret[%d]", i)
+		}
+		if !cfg.AllowWeakSecret {
+			return nil, fmt.Errorf("%s (or mcp_token_secret): %w; allow_weak_secret: true accepts it, for development only", key, err)
+		}
+		log.Warn(key + " (or mcp_token_secret) is weak, accepted because allow_weak_secret is true (development only): " + err.Error())
+	}
+	return out, nil
 }
 
 // limitBody answers 413 at once when the declared Content-Length exceeds n,

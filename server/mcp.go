@@ -23,7 +23,8 @@ func mcpExtension() Extension {
 			d, err := mcpexpose.New(mcpexpose.Options{
 				Instance:     inst.Name,
 				ServerType:   inst.ServerType,
-				Secret:       []byte(inst.Config.MCPTokenSecret),
+				Secret:       inst.secrets[0],
+				OldSecrets:   inst.secrets[1:],
 				AllowedHosts: inst.Config.MCPAllowedHosts,
 				Loopback:     mcpexpose.IsLoopback(inst.Config.Host),
 				MaxBodyBytes: inst.MaxBodyBytes,

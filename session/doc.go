@@ -32,23 +32,32 @@
 // their cookies with each response's. The one exception is Python's
 // unhandled-exception answer (the framework's JSON-string 500), which
 // carries none, as Starlette's does (see OmitSessionCookie on the writer
-// Middleware hands down). The cookie holds only an opaque
-// token; an scs store (github.com/alexedwards/scs/v2) maps it to the
-// session id. A request without a usable cookie starts a new session, and
-// the last cookie of the name counts when a request carries several, as
-// with Starlette.
+// Middleware hands down). A request without a usable cookie starts a new
+// session, and the last cookie of the name counts when a request carries
+// several, as with Starlette.
 //
-// Every cookie handed out names its session on every later request until
-// the session expires, as NeMo Gym's signed cookies do, even when the response that
-// carried it never looked at its session (the default /seed_session) and
-// the agent then replays it on several tool calls at once: a new session is
-// stored before its response's headers are sent. Requests that never
-// confirm their session (health probes, stateless tools, MCP calls that
-// carry a token, clients that drop cookies) leave an entry that expires
-// after min(lifetime, 1 hour); the first [Update] under a session, or the
-// first request that replays its cookie, extends it to the full lifetime.
-// [ID] and [Get] neither store nor extend anything. See
-// [Manager.Middleware].
+// The cookie carries the session id itself, signed, as NeMo Gym's
+// itsdangerous cookie carries its session: the id, the time the response
+// was sent, and an HMAC-SHA256 of both (and of the cookie name) under a key
+// derived from the instance secret ([Options.Secrets], the instance's
+// session_secret; [DeriveKey]), in 76 base64url characters of which exactly
+// one spelling verifies. So any replica with the secret reads it without a
+// store, a replayed cookie names the same session on every request (several
+// at once included), a forged, altered or foreign cookie starts a new
+// session, and a request that writes no state (health probes, stateless
+// tools, MCP calls that carry a token, clients that drop cookies, the
+// default /seed_session) stores nothing at all: cookieless traffic of any
+// rate holds no memory. The secrets are a list, for rotation: the first
+// signs, all verify.
+//
+// Expiry: the cookie's Max-Age is [Options.Lifetime] (14 days by default,
+// Starlette's), and the server refuses a cookie signed longer than Lifetime
+// ago; a response re-signs the cookie once it is older than 1% of Lifetime
+// (echoing it unchanged before), so a rollout keeps its session as long as
+// it comes back within 99% of Lifetime. State expires separately, in its store:
+// the default store drops a session's state after Lifetime without a Get
+// or Update (see below). [ID] and [Get] store nothing; [Keep] is a no-op
+// kept for older callers.
 //
 // On the MCP door the session token that /seed_session issued carries the
 // id, and the door calls [WithID].
@@ -58,19 +67,23 @@
 //
 // # State
 //
-// Per-rollout state lives in a [StateStore] keyed by session id, not in the
-// cookie or the scs store. [Get] and [Update] read and change one value,
-// JSON-encoded, under a key of the caller's choice; Update is atomic per
-// session and key, so parallel tool calls of one rollout lose nothing. The
-// default store, [MemoryStore], keeps state in process memory and drops a
-// session's state after it has been idle for the session lifetime (14 days
-// by default); a shared store such as Redis can implement StateStore so
-// that replicas are interchangeable.
+// Per-rollout state lives in a [StateStore] keyed by session id, never in
+// the cookie. [Get] and [Update] read and change one value, JSON-encoded,
+// under a key of the caller's choice; Update is atomic per session and key,
+// so parallel tool calls of one rollout lose nothing, and the first Update
+// of a session is what creates its state. The default store,
+// [MemoryStore], is gymkit's own (sharded, a lock per key), keeps state in
+// process memory and drops a session's state after it has been idle (no
+// Get, no Update) for the session lifetime. [SCSStore] keeps the state in
+// any scs store (github.com/alexedwards/scs/v2: memstore, redisstore, ...;
+// [Options.Store]), one entry per session that wrote state, expiring idle
+// Lifetime after its last write in the scs store itself; it is atomic within
+// one process. What scs cannot express, a cookie on every answer with the
+// state stored only when written, is gymkit's code in [Manager.Middleware].
 //
 // State that cannot be serialized (open files, a simulated world with
 // pointers) can instead be kept by the environment in its own memory, in a
-// map keyed by [ID]; that needs a single replica, or session affinity. Such a
-// session is confirmed by the first replay of its cookie (ID does not
-// confirm it), so that replay must come within the hour of provisional
-// expiry described above.
+// map keyed by [ID]; that needs a single replica, or session affinity. The
+// id of such a session needs no confirming: its cookie, or its MCP token,
+// names it as long as it comes back within the lifetime.
 package session

@@ -65,27 +65,15 @@ func scopeFrom(ctx context.Context) *scope {
 
 // ID returns the rollout session id of ctx: a UUID4 string as [NewID]
 // describes it, the same on every request of one rollout and on both doors
-// (the cookie of the HTTP door, the token of the MCP door). It returns the
-// empty string when ctx carries no session (neither [Manager.Middleware] nor
-// [WithID] made it).
-//
-// ID does no store I/O and does not extend the session: a session that
-// [Manager.Middleware] has just created (the request had no usable cookie)
-// is saved to the Manager's store before the response headers are sent
-// whether or not ID is called, with the provisional expiry that Middleware
-// describes, so calling ID on every request (request logging, say) costs no
-// store write and keeps nothing longer. What ID does change: if that save
-// fails, the response becomes the Manager's error response (see
-// [Options.ErrorFunc]), since the handler may have handed the id out; and if
-// it failed before ID was first called, after the headers were sent, ID
-// retries it once, best effort. It is safe for concurrent use.
+// (the signed cookie of the HTTP door, the token of the MCP door). It
+// returns the empty string when ctx carries no session (neither
+// [Manager.Middleware] nor [WithID] made it). ID does no I/O, stores
+// nothing and extends nothing, so request logging may call it on every
+// request at no cost. It is safe for concurrent use.
 func ID(ctx context.Context) string {
 	s := scopeFrom(ctx)
 	if s == nil {
 		return ""
-	}
-	if s.fresh != nil {
-		s.fresh.observe(ctx)
 	}
 	return s.id
 }
@@ -120,25 +108,20 @@ func quote(s string) string {
 	return strconv.Quote(s)
 }
 
-// Keep makes the request's session last its full lifetime
-// ([Options.Lifetime]) even if no state is ever written under it with
-// [Update]: a new session is otherwise kept only provisionally (about an
-// hour) until its cookie comes back. Call it from a seed that keeps the
-// rollout's state outside the state store (in process memory keyed by [ID]),
-// when the rollout may go on longer than that before the cookie returns (its
-// tool calls arriving over MCP with the token, say). The MCP door calls it
-// when it mints a session token.
+// Keep reports whether ctx carries a rollout session. It stores nothing:
+// a session is named by its signed cookie (or MCP token) alone, and lasts
+// as long as the cookie keeps coming back within [Options.Lifetime] (a
+// token does not expire), whether or not state was ever written under it,
+// so there is nothing to keep. It remains for callers written when a new
+// session had to be confirmed in a store (the MCP door's seed, an
+// environment that keeps its rollout state in process memory keyed by
+// [ID]).
 //
-// Keep returns [ErrNoSession] if ctx carries no session, or the store's
-// error. It is safe for concurrent use, and does nothing for a session that
-// is already kept.
+// Keep returns [ErrNoSession] if ctx carries no session, and nil otherwise.
+// It is safe for concurrent use.
 func Keep(ctx context.Context) error {
-	s := scopeFrom(ctx)
-	if s == nil {
+	if scopeFrom(ctx) == nil {
 		return ErrNoSession
-	}
-	if s.fresh != nil {
-		return s.fresh.save(ctx)
 	}
 	return nil
 }

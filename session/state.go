@@ -92,12 +92,11 @@ func Get[T any](ctx context.Context, key string) (value T, ok bool, err error) {
 // with a fresh T, so fn should only compute the new value; the memory store
 // calls it exactly once.
 //
-// Update on a session that [Manager.Middleware] has just created saves it
-// to the Manager's store for the full [Options.Lifetime] first (see
-// [Manager.Middleware]), so that its cookie keeps naming it.
+// The first Update under a session is what creates its state in the store:
+// until then a session costs no memory (see [Manager.Middleware]).
 //
-// Update returns [ErrNoSession] if ctx carries no session, the error of
-// saving a new session, the store's error if the store fails, and
+// Update returns [ErrNoSession] if ctx carries no session, the store's
+// error if the store fails, and
 // an error naming the key and T if the stored JSON does not decode into a T
 // or the new T does not encode (a NaN float, a channel, ...). It is safe for
 // concurrent use.
@@ -105,11 +104,6 @@ func Update[T any](ctx context.Context, key string, fn func(*T) error) error {
 	s := scopeFrom(ctx)
 	if s == nil {
 		return ErrNoSession
-	}
-	if s.fresh != nil {
-		if err := s.fresh.save(ctx); err != nil {
-			return err
-		}
 	}
 	return s.m.state.Update(ctx, s.id, key, func(old []byte, ok bool) ([]byte, error) {
 		var v T

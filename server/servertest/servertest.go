@@ -73,7 +73,7 @@ func New(t testing.TB, srv framework.Server, opts Options) *Server {
 		Name: opts.Name, ServerType: opts.ServerType, MaxBodyBytes: opts.MaxBodyBytes,
 		Config: config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: opts.MCP,
 			// A fixed secret: tests need no per-process secret warning.
-			MCPTokenSecret: "servertest-secret-0123456789abcdef0123"},
+			SessionSecrets: config.Secrets{"servertest-secret-0123456789abcdef0123"}},
 	})
 	if err != nil {
 		t.Fatalf("servertest: %v", err)

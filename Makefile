@@ -1,7 +1,7 @@
 # gymkit: `make test` is the project's test command (CI runs it through .ci/run).
 GO ?= go
 
-.PHONY: test fmt vet unit bench e2e build run peer
+.PHONY: test fmt vet unit bench e2e build run peer soak
 
 # `make run` serves example_mcp_weather on http://127.0.0.1:$(RUN_PORT).
 RUN_PORT ?= 8000
@@ -25,6 +25,16 @@ unit:
 PEER ?=
 peer:
 	$(GO) test -count=1 -v -run 'TestPeerReplay/$(PEER)' ./internal/peerreplay
+
+# The bounded soak (internal/soak, build tag soak; not part of make test): two shipped
+# environments on loopback, good and bad traffic on both doors, live heap, goroutines and
+# fds sampled; a few minutes. SOAK_FLAGS tunes it, e.g.
+#   make soak SOAK_FLAGS='-soak.duration=1m -soak.concurrency=4'
+#   make soak SOAK_FLAGS='-soak.cookieless=1000000'   # issue 11's acceptance figure
+SOAK_FLAGS ?=
+soak:
+	$(GO) vet -tags soak ./internal/soak
+	$(GO) test -tags soak -count=1 -timeout 45m -v -run '^TestSoak$$' ./internal/soak -args $(SOAK_FLAGS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

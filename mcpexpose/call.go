@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -32,8 +33,10 @@ const (
 // methods is the door's receiving middleware on the SDK server. It answers
 // tools/list and tools/call itself, before the SDK's own handlers (which
 // would answer an unknown tool with JSON-RPC -32602 and cannot write
-// "isError": false), and recovers panics: the SDK runs calls in goroutines
-// without recover, so a panic there would end the process.
+// "isError": false), refuses a logging/setLevel level that is not one of
+// the MCP spec's (-32602, where the SDK accepts any string), and recovers
+// panics: the SDK runs calls in goroutines without recover, so a panic
+// there would end the process.
 func (d *Door) methods(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 		defer func() {
@@ -48,6 +51,10 @@ func (d *Door) methods(next mcp.MethodHandler) mcp.MethodHandler {
 		switch method {
 		case "tools/list":
 			return d.list(req), nil
+		case methodSetLevel:
+			if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil && !loggingLevels[p.Level] {
+				return nil, errInvalidParams() // the SDK would take any string
+			}
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok {
 				if !argumentsOK(r) {
@@ -58,6 +65,18 @@ func (d *Door) methods(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// methodSetLevel is the MCP method that sets the client's log level.
+const methodSetLevel = "logging/setLevel"
+
+// loggingLevels are the MCP spec's LoggingLevel values (RFC 5424's
+// severities), the only levels logging/setLevel accepts: Python's pydantic
+// refuses any other (a Literal), answered -32602 "Invalid request
+// parameters"; a missing or null level reads as "" and is refused too.
+var loggingLevels = map[mcp.LoggingLevel]bool{
+	"debug": true, "info": true, "notice": true, "warning": true,
+	"error": true, "critical": true, "alert": true, "emergency": true,
 }
 
 // sdkHandler is the tool's handler as registered with the SDK. The
@@ -148,12 +167,44 @@ func (d *Door) call(ctx context.Context, req *mcp.CallToolRequest) *callResult {
 	res, err := d.run(ctx, e, c.SID, args)
 	if err != nil {
 		st := framework.StatusOf(err)
-		if st.Code >= 500 {
-			d.logAttrs(ctx, "tool call failed", slog.LevelError, "tool", name, "status", st.Code, "error", err)
+		text := st.MCPText(name)
+		if code := mcpStatus(text); code >= 500 {
+			d.logAttrs(ctx, "tool call failed", failureLevel(err), "tool", name, "status", code, "error", err)
 		}
-		return errorResult(st.MCPText(name))
+		return errorResult(text)
 	}
 	return d.success(ctx, e, res)
+}
+
+// mcpStatus is the status an isError text "HTTP <code> from POST /<tool>:
+// ..." (framework.Status.MCPText) reports: the status the MCP door
+// answers, which differs from the HTTP door's for an error whose HTTP
+// rendering fails (a 422 for the argument 1e400 is an HTTP 500, since
+// Starlette cannot write an infinite input, but the MCP door still says
+// 422). 500 when text has no such prefix (not reached).
+func mcpStatus(text string) int {
+	rest, ok := strings.CutPrefix(text, "HTTP ")
+	if !ok || len(rest) < 3 {
+		return 500
+	}
+	code, err := strconv.Atoi(rest[:3])
+	if err != nil {
+		return 500
+	}
+	return code
+}
+
+// failureLevel is the level of a failed call's log line (a 5xx), the HTTP
+// door's rule (framework's writeError), so that one error is logged alike
+// on both doors: a 5xx the tool chose (a *framework.Error anywhere in err's
+// chain, say Errorf(503, ...)) is an answer, logged as a warning; anything
+// else (a plain error, a panic) is a fault, logged as an error. 4xx answers
+// are not failures of the server and are not logged.
+func failureLevel(err error) slog.Level {
+	if fe := (*framework.Error)(nil); errors.As(err, &fe) {
+		return slog.LevelWarn
+	}
+	return slog.LevelError
 }
 
 // goexitError is what a tool that called runtime.Goexit failed with: the

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Domains are the values NeMo accepts for domain (nemo_gym/config_types.py Domain).
@@ -17,17 +18,23 @@ var domains = []string{
 // frameworkConfig holds the keys of a server block that belong to the framework and that gymkit
 // reads. They are type-checked by Load; NumWorkers and Entrypoint are accepted and not used.
 type frameworkConfig struct {
-	Entrypoint         string   `koanf:"entrypoint"`
-	Domain             string   `koanf:"domain"`
-	Host               string   `koanf:"host"`
-	Port               int      `koanf:"port"`
-	NumWorkers         int      `koanf:"num_workers"`
-	ExposeToolsOverMCP bool     `koanf:"expose_tools_over_mcp"`
-	SessionSecret      any      `koanf:"session_secret"`   // a string or a list: see secretList
-	MCPTokenSecret     any      `koanf:"mcp_token_secret"` // session_secret's older name
-	AllowWeakSecret    bool     `koanf:"allow_weak_secret"`
-	MCPAllowedHosts    []string `koanf:"mcp_allowed_hosts"`
-	MaxBodyBytes       int64    `koanf:"max_body_bytes"`
+	Entrypoint         string        `koanf:"entrypoint"`
+	Domain             string        `koanf:"domain"`
+	Host               string        `koanf:"host"`
+	Port               int           `koanf:"port"`
+	NumWorkers         int           `koanf:"num_workers"`
+	ExposeToolsOverMCP bool          `koanf:"expose_tools_over_mcp"`
+	SessionSecret      any           `koanf:"session_secret"`   // a string or a list: see secretList
+	MCPTokenSecret     any           `koanf:"mcp_token_secret"` // session_secret's older name
+	AllowWeakSecret    bool          `koanf:"allow_weak_secret"`
+	MCPAllowedHosts    []string      `koanf:"mcp_allowed_hosts"`
+	MaxBodyBytes       int64         `koanf:"max_body_bytes"`
+	SessionIdleTimeout time.Duration `koanf:"session_idle_timeout"`
+	SessionLifetime    time.Duration `koanf:"session_lifetime"`
+	CloseSession       bool          `koanf:"close_session"`
+	BodyReadTimeout    time.Duration `koanf:"body_read_timeout"`
+	ToolTimeout        time.Duration `koanf:"tool_timeout"`
+	ToolTimeouts       toolTimeouts  `koanf:"tool_timeouts"`
 }
 
 // metadataKeys are framework keys NeMo's tools read (not gymkit): accepted with any value.
@@ -60,7 +67,9 @@ func isFrameworkKey(k string) bool {
 //
 // The framework's keys are type-checked and defaulted here: entrypoint (accepted, not used),
 // domain, host, port, num_workers (accepted, not used), expose_tools_over_mcp, session_secret (and
-// its older name mcp_token_secret), allow_weak_secret, mcp_allowed_hosts, max_body_bytes, and NeMo's metadata verified, description, value, datasets,
+// its older name mcp_token_secret), allow_weak_secret, mcp_allowed_hosts, max_body_bytes,
+// session_idle_timeout, session_lifetime, close_session, body_read_timeout, tool_timeout,
+// tool_timeouts, and NeMo's metadata verified, description, value, datasets,
 // allowed_agents and allowed_model_types (any value). Every other key belongs to the server.
 type Instance struct {
 	// Name is the top-level key: the MCP server_name, the session cookie suffix, the log field.
@@ -93,6 +102,29 @@ type Instance struct {
 	MCPAllowedHosts []string
 	// MaxBodyBytes limits request bodies on both doors (max_body_bytes, > 0; default 16 MiB).
 	MaxBodyBytes int64
+	// SessionIdleTimeout (session_idle_timeout, > 0; default [DefaultSessionIdleTimeout], 1h)
+	// ends a rollout session that had no request for that long: its cookie is refused and its
+	// state dropped. Zero only in an Instance built without YAML (the host then uses the
+	// default).
+	SessionIdleTimeout time.Duration
+	// SessionLifetime (session_lifetime, > 0; default [DefaultSessionLifetime], 336h) ends a
+	// rollout session that long after its first answer, however active: the cookie's Max-Age.
+	// Zero only in an Instance built without YAML (the host then uses the default).
+	SessionLifetime time.Duration
+	// NoCloseSession is close_session: false (default true): POST /close_session then answers
+	// 404 instead of freeing the rollout's state. It stays a reserved name either way.
+	NoCloseSession bool
+	// BodyReadTimeout (body_read_timeout, > 0; default [DefaultBodyReadTimeout], 30s) bounds how
+	// long a client may take to send a request body once its headers are read; it does not limit
+	// how long a tool runs. Zero only in an Instance built without YAML (the host then uses the
+	// default).
+	BodyReadTimeout time.Duration
+	// ToolTimeout (tool_timeout, >= 0; default 0, no limit) bounds every tool call on both doors:
+	// past it the call is answered 504 (see framework.Options.ToolTimeout).
+	ToolTimeout time.Duration
+	// ToolTimeouts (tool_timeouts, a mapping of tool name to duration, each >= 0; 0 is no limit)
+	// replace ToolTimeout for the tools they name; nil when not configured.
+	ToolTimeouts map[string]time.Duration
 	// Raw is the server block with every interpolation resolved, as written (no defaults
 	// filled in). Read-only: it may share maps with other values of the configuration.
 	Raw map[string]any
@@ -146,16 +178,20 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 
 	ps = append(ps, c.blockProblems(bkey, block)...)
 
-	fw := frameworkConfig{MaxBodyBytes: DefaultMaxBodyBytes}
+	fw := frameworkConfig{MaxBodyBytes: DefaultMaxBodyBytes, SessionIdleTimeout: DefaultSessionIdleTimeout,
+		SessionLifetime: DefaultSessionLifetime, CloseSession: true}
 	data := map[string]any{}
 	for k, v := range block {
 		if isFrameworkKey(k) && !slices.Contains(metadataKeys, k) && v != mandatory {
 			data[k] = v
 		}
 	}
-	if v, ok := data["max_body_bytes"]; ok && v == nil {
-		delete(data, "max_body_bytes") // null means the default
+	for _, k := range []string{"max_body_bytes", "session_idle_timeout", "session_lifetime", "close_session"} {
+		if v, ok := data[k]; ok && v == nil {
+			delete(data, k) // null means the default
+		}
 	}
+	dropNullTimeouts(data)
 	bad := map[string]bool{} // keys with a type error
 	for _, dp := range decodeProblems(decodeStrict(data, &fw)) {
 		ps = append(ps, c.src.problem(joinKey(bkey, dp.name), dp.msg, ""))
@@ -178,6 +214,8 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 	if _, ok := data["max_body_bytes"]; ok && !bad["max_body_bytes"] && fw.MaxBodyBytes <= 0 {
 		ps = append(ps, c.src.problem(joinKey(bkey, "max_body_bytes"), fmt.Sprintf("must be a positive number of bytes, got %d", fw.MaxBodyBytes), ""))
 	}
+	ps = append(ps, c.sessionProblems(bkey, data, &fw, bad)...)
+	ps = append(ps, c.timeoutProblems(bkey, data, &fw, bad)...)
 	secrets, sps := c.secrets(bkey, data, bad)
 	ps = append(ps, sps...)
 	raw, copied := block, false // secrets redacted, in a copy
@@ -205,6 +243,12 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 		AllowWeakSecret:    fw.AllowWeakSecret,
 		MCPAllowedHosts:    fw.MCPAllowedHosts,
 		MaxBodyBytes:       fw.MaxBodyBytes,
+		SessionIdleTimeout: fw.SessionIdleTimeout,
+		SessionLifetime:    fw.SessionLifetime,
+		NoCloseSession:     !fw.CloseSession,
+		BodyReadTimeout:    fw.BodyReadTimeout,
+		ToolTimeout:        fw.ToolTimeout,
+		ToolTimeouts:       fw.ToolTimeouts,
 		Raw:                raw,
 		File:               first.file,
 		Line:               first.line,

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -36,6 +37,30 @@ type Options struct {
 	// it; the answer still echoes the names as received. The MCP door strips
 	// mcp__<instance>__ with it (contract d.7).
 	NormalizeToolName func(name string) string
+	// CloseSession, when set, frees the host's state of the request's
+	// rollout session for POST /close_session, after the environment's
+	// [SessionCloser] hook (the host deletes the session's state with it).
+	// Its error answers the close as a tool error would (a 500 for a plain
+	// error). Nil: only the hook runs.
+	CloseSession func(ctx context.Context) error
+	// NoCloseSession turns POST /close_session off: it then answers 404
+	// {"detail":"Not Found"} (the name stays reserved, so a Dispatch
+	// catch-all never sees it). Zero: the route is served.
+	NoCloseSession bool
+	// ToolTimeout bounds every tool call (both doors; not /seed_session,
+	// /verify or /aggregate_metrics): a call still running after it is
+	// answered 504 {"detail":"Tool '<name>' timed out after <d>"} (over MCP
+	// the isError "HTTP 504 from POST /<name>: ..."), its context is
+	// canceled, the answer does not wait for the handler, and a
+	// session.Update it makes from then on writes nothing
+	// (session.ErrDeadline). Zero or negative: no limit (config
+	// tool_timeout).
+	ToolTimeout time.Duration
+	// ToolTimeouts are per-tool limits by tool name (config tool_timeouts),
+	// replacing ToolTimeout for those tools; 0 means no limit for that tool.
+	// Without a Dispatch route every name must be a typed tool's (Build fails
+	// otherwise); with one, any name may be a dispatcher tool. Nil: none.
+	ToolTimeouts map[string]time.Duration
 }
 
 // App is one built server instance: its routes compiled once, ready to serve
@@ -85,6 +110,16 @@ func Build(ctx context.Context, srv Server, opts Options) (*App, error) {
 	if err := errors.Join(r.errs...); err != nil {
 		return nil, fmt.Errorf("server %s: %w", describe(srv, opts.Name), err)
 	}
+	limits, err := newToolLimits(opts.ToolTimeout, opts.ToolTimeouts, r.tools, r.catchAll != nil)
+	if err != nil {
+		return nil, fmt.Errorf("server %s: %w", describe(srv, opts.Name), err)
+	}
+	for _, t := range r.tools {
+		t.limits = limits
+	}
+	if r.catchAll != nil {
+		r.catchAll.limits = limits
+	}
 	a := &App{srv: srv, name: opts.Name, log: log, tools: r.tools, catchAll: r.catchAll,
 		seed: r.seed, verify: r.verify, mw: r.middleware, opts: opts}
 	if a.seed == nil {
@@ -130,7 +165,8 @@ func (a *App) CatchAll() *CatchAll {
 func (a *App) HasMiddleware() bool { return len(a.mw) > 0 }
 
 // Handler returns the instance's HTTP handler: the tool routes, /seed_session,
-// /verify, /aggregate_metrics, GET / ({"status":"ok"}), GET /reverify_mode,
+// /verify, /aggregate_metrics, /close_session (see [SessionCloser]), GET /
+// ({"status":"ok"}), GET /reverify_mode,
 // FastAPI's 404/405/307 answers, /ng-rollout/<id>/ prefix stripping
 // (contract a.2) and panic recovery. Session cookies, body limits and /mcp are
 // the host's layers around it.
@@ -152,11 +188,12 @@ func (a *App) buildHandler() http.Handler {
 	mux.Post("/seed_session", a.seedHandler)
 	mux.Post("/verify", a.verifyHandler)
 	mux.Post("/aggregate_metrics", a.aggregateHandler)
+	mux.Post("/close_session", a.closeHandler)
 	for _, t := range a.tools {
 		mux.Post(t.path, a.toolHandler(t, ""))
 	}
 	if a.catchAll != nil {
-		t := &Tool{Name: "{tool}", path: "/{tool}", invoke: a.catchAll.invoke, catchAll: true}
+		t := &Tool{Name: "{tool}", path: "/{tool}", invoke: a.catchAll.invoke, catchAll: true, limits: a.catchAll.limits}
 		mux.Post("/{tool}", a.toolHandler(t, "tool"))
 	}
 	mux.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -365,6 +402,12 @@ func readBody(r *http.Request) (pyjson.Value, []byte, error) {
 		if errors.As(err, &mbe) {
 			return pyjson.Value{}, nil, Errorf(http.StatusRequestEntityTooLarge, "Request body too large: limit is %d bytes", mbe.Limit)
 		}
+		// A body reader that knows the answer (the host's body read
+		// deadline: a 408) fails with an *Error.
+		var fe *Error
+		if errors.As(err, &fe) {
+			return pyjson.Value{}, nil, fe
+		}
 		return pyjson.Value{}, nil, Errorf(400, "There was an error parsing the body")
 	}
 	if len(raw) == 0 {
@@ -463,6 +506,35 @@ func (a *App) seedHandler(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, 200, b)
+}
+
+// closeHandler serves POST /close_session: it reads and discards any body,
+// calls the environment's SessionCloser hook, then Options.CloseSession,
+// and answers {} (200). The first error answers the close instead (as
+// writeError renders it); the host's part runs even when the hook failed,
+// so the rollout's state is freed either way and a retry calls the hook
+// again.
+func (a *App) closeHandler(w http.ResponseWriter, r *http.Request) {
+	if a.opts.NoCloseSession {
+		writeJSON(w, 404, []byte(`{"detail":"Not Found"}`))
+		return
+	}
+	_, _ = io.Copy(io.Discard, r.Body)
+	ctx := context.WithValue(r.Context(), doorKey{}, DoorHTTP)
+	var err error
+	if c, ok := a.srv.(SessionCloser); ok {
+		err = c.Close(ctx)
+	}
+	if a.opts.CloseSession != nil {
+		if herr := a.opts.CloseSession(ctx); err == nil {
+			err = herr
+		}
+	}
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, 200, []byte(`{}`))
 }
 
 func (a *App) writeResult(w http.ResponseWriter, r *http.Request, res any) {

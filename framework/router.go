@@ -68,8 +68,9 @@ func OpenWorld() RouteOption { return func(t *Tool) { t.Annotations.OpenWorld = 
 
 func ptr[T any](v T) *T { return &v }
 
-// reservedNames are the route names that are never tools (contract d.2).
-var reservedNames = map[string]bool{"verify": true, "seed_session": true, "aggregate_metrics": true, "mcp": true}
+// reservedNames are the route names that are never tools (contract d.2, and
+// gymkit's close_session).
+var reservedNames = map[string]bool{"verify": true, "seed_session": true, "aggregate_metrics": true, "mcp": true, "close_session": true}
 
 // Post registers a typed tool: POST path with a JSON body decoded into Req and
 // the handler's Resp written as the 200 body, and, when the instance exposes
@@ -171,8 +172,9 @@ func Post[Req, Resp any](r *Router, path string, h func(ctx context.Context, req
 type DispatchFunc func(ctx context.Context, tool string, args json.RawMessage) (any, error)
 
 type dispatcher struct {
-	h    DispatchFunc
-	used bool // some exposed tool dispatches through it
+	h      DispatchFunc
+	used   bool        // some exposed tool dispatches through it
+	limits *toolLimits // the tools' timeouts, set by Build
 }
 
 // Dispatch registers the catch-all POST /{tool} of a dispatcher server (NeMo's
@@ -230,5 +232,6 @@ func (c *CatchAll) Tool(name string, inputSchema json.RawMessage, description st
 		invoke:      c.d.invoke,
 		path:        "/{tool}",
 		catchAll:    true,
+		limits:      c.d.limits,
 	}
 }

@@ -18,7 +18,7 @@ import (
 // An environment embeds [Base] for the defaults and registers a factory with
 // [Register]. Optional behaviour is given by methods of the environment's own
 // type (hooks): [ToolsProvider], [SessionToolFilter], [Provisioner],
-// [MetricsComputer], [KeyMetricsProvider], [ReverifyModer]. The framework finds
+// [MetricsComputer], [KeyMetricsProvider], [ReverifyModer], [SessionCloser]. The framework finds
 // them on the outer value (never through Base's methods), so put an interface
 // guard next to each override:
 //
@@ -69,6 +69,22 @@ type KeyMetricsProvider interface {
 	KeyMetrics(ctx context.Context, agentMetrics Value) (any, error)
 }
 
+// SessionCloser releases one rollout's resources when the rollout ends:
+// POST /close_session calls Close with the rollout's session in ctx
+// (session.ID(ctx) names it; its state is still readable with session.Get),
+// before the host deletes the session's state. Close must be idempotent and
+// safe for concurrent use: it runs for every close, also for a session that
+// holds nothing (a second close, a close without a cookie) and for a
+// session another replica served. Its error answers the close like a tool's
+// error (framework.Errorf's status and detail; a 500 for a plain error); the
+// session's state is deleted anyway, and a retry calls Close again. Close
+// is not called when a session merely expires (idle timeout, lifetime), nor
+// at shutdown: keep a timer of your own for per-rollout resources held in
+// process memory. Default: nothing to release.
+type SessionCloser interface {
+	Close(ctx context.Context) error
+}
+
 // ReverifyModer answers GET /reverify_mode: "stateless", "unsupported" or
 // "unknown" (the default).
 type ReverifyModer interface {
@@ -110,6 +126,9 @@ func (Base) KeyMetrics(_ context.Context, agentMetrics Value) (any, error) {
 
 // ReverifyMode returns "unknown".
 func (Base) ReverifyMode() string { return "unknown" }
+
+// Close releases nothing and returns nil ([SessionCloser]).
+func (Base) Close(context.Context) error { return nil }
 
 // InstanceName returns the instance name the host gave this server (the
 // top-level YAML key), or "" before [Build] / outside a host.

@@ -5,12 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"reflect"
 	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/gymkit/gymkit/framework/internal/lax"
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
 	"github.com/gymkit/gymkit/framework/internal/schema"
+	"github.com/gymkit/gymkit/session"
 )
 
 // Door says through which door a tool call arrived.
@@ -82,6 +87,8 @@ type Tool struct {
 	path string
 	// catchAll marks tools minted by CatchAll.Tool.
 	catchAll bool
+	// limits are the App's tool timeouts (nil: none), looked up by Name.
+	limits *toolLimits
 }
 
 // invokeFunc runs one call: args is the parsed body (Kind Null when absent)
@@ -97,7 +104,9 @@ func (t Tool) IsCatchAll() bool { return t.catchAll }
 
 // Call runs the tool once with JSON arguments, as door d: decode and validate
 // (a *ValidationError on failure), call the handler (a panic is recovered and
-// returned as a 500 error), and return its result, to be encoded by the door.
+// returned as a 500 error) within its timeout if it has one (a 504 *Error
+// past it, see [Options.ToolTimeout]), and return its result, to be
+// encoded by the door.
 // args may be nil or empty for "no arguments" (the MCP door passes {} then).
 // Call is safe for concurrent use.
 func (t Tool) Call(ctx context.Context, args json.RawMessage, d Door) (any, error) {
@@ -118,7 +127,126 @@ func (t Tool) Call(ctx context.Context, args json.RawMessage, d Door) (any, erro
 	return t.call(context.WithValue(ctx, doorKey{}, d), v, args)
 }
 
-func (t Tool) call(ctx context.Context, args pyjson.Value, raw []byte) (res any, err error) {
+// call runs the tool, within its timeout when it has one (see
+// Options.ToolTimeout); both doors call it.
+func (t Tool) call(ctx context.Context, args pyjson.Value, raw []byte) (any, error) {
+	if d := t.limits.of(t.Name); d > 0 {
+		return t.callWithin(ctx, d, args, raw)
+	}
+	return t.run(ctx, args, raw)
+}
+
+// callWithin runs the tool on a goroutine of its own and answers the 504 of
+// [timeoutError] once d has passed, without waiting for a handler that
+// ignores its context (which is canceled then). The context carries the
+// deadline for session.Update (session.WithWriteDeadline), and the guard is
+// expired before the 504 is returned, so no state is written after the
+// answer. A result that arrives after the deadline is a 504 too: a handler
+// may have ignored an Update refused for the deadline.
+func (t Tool) callWithin(ctx context.Context, d time.Duration, args pyjson.Value, raw []byte) (any, error) {
+	deadline := time.Now().Add(d)
+	timeout := timeoutError(t.Name, d)
+	tctx, cancel := context.WithDeadlineCause(ctx, deadline, timeout)
+	defer cancel()
+	tctx, expire := session.WithWriteDeadline(tctx, deadline)
+	type outcome struct {
+		res any
+		err error
+	}
+	ch := make(chan outcome, 1)
+	go func() {
+		returned := false
+		defer func() {
+			if !returned { // runtime.Goexit (run recovers panics)
+				ch <- outcome{err: &panicError{value: "runtime.Goexit called"}}
+			}
+		}()
+		res, err := t.run(tctx, args, raw)
+		returned = true
+		ch <- outcome{res, err}
+	}()
+	select {
+	case o := <-ch:
+		if time.Now().Before(deadline) {
+			return o.res, o.err
+		}
+	case <-tctx.Done():
+		if context.Cause(tctx) != timeout {
+			// The client went away: wait for the handler, as without a
+			// limit, but not past the deadline.
+			timer := time.NewTimer(time.Until(deadline))
+			defer timer.Stop()
+			select {
+			case o := <-ch:
+				if time.Now().Before(deadline) {
+					return o.res, o.err
+				}
+			case <-timer.C:
+			}
+		}
+	}
+	expire()
+	return nil, timeout
+}
+
+// timeoutError is the answer to a call of tool that ran past its limit d:
+// HTTP 504 {"detail":"Tool '<tool>' timed out after <d>"}.
+func timeoutError(tool string, d time.Duration) error {
+	return Errorf(http.StatusGatewayTimeout, "Tool '%s' timed out after %s", tool, d)
+}
+
+// toolLimits are the tool timeouts of an App: def for every tool, byName
+// replacing it for some. Immutable after Build.
+type toolLimits struct {
+	def    time.Duration
+	byName map[string]time.Duration
+}
+
+// of returns the timeout of the tool named name; 0 means none (also for a
+// nil *toolLimits).
+func (l *toolLimits) of(name string) time.Duration {
+	if l == nil {
+		return 0
+	}
+	if d, ok := l.byName[name]; ok {
+		return d
+	}
+	return l.def
+}
+
+// newToolLimits checks the timeouts of Options: a name of byName must be a
+// tool's unless a dispatcher may take any name. It returns nil when no tool
+// has a limit.
+func newToolLimits(def time.Duration, byName map[string]time.Duration, tools []*Tool, dispatcher bool) (*toolLimits, error) {
+	if def < 0 {
+		def = 0
+	}
+	if def == 0 && len(byName) == 0 {
+		return nil, nil
+	}
+	var unknown []string
+	for name := range byName {
+		if !dispatcher && !slices.ContainsFunc(tools, func(t *Tool) bool { return t.Name == name }) {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		names := make([]string, len(tools))
+		for i, t := range tools {
+			names[i] = t.Name
+		}
+		return nil, fmt.Errorf("tool_timeouts: no tool named %s (the tools: %s)", strings.Join(unknown, ", "), strings.Join(names, ", "))
+	}
+	l := &toolLimits{def: def, byName: make(map[string]time.Duration, len(byName))}
+	for name, d := range byName {
+		l.byName[name] = max(d, 0)
+	}
+	return l, nil
+}
+
+// run runs the handler once, turning a panic into a 500 error.
+func (t Tool) run(ctx context.Context, args pyjson.Value, raw []byte) (res any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			slog.ErrorContext(ctx, "tool panicked", "tool", t.Name, "door", DoorOf(ctx).String(), "panic", p, "stack", string(debug.Stack()))

@@ -15,8 +15,9 @@ import (
 	"github.com/gymkit/gymkit/framework"
 )
 
-// reserved are the names that are never tools (contract d.2).
-var reserved = map[string]bool{"verify": true, "seed_session": true, "aggregate_metrics": true, "mcp": true}
+// reserved are the names that are never tools (contract d.2, and gymkit's
+// close_session).
+var reserved = map[string]bool{"verify": true, "seed_session": true, "aggregate_metrics": true, "mcp": true, "close_session": true}
 
 // protocolVersions are the MCP versions the door speaks: those of the
 // Python SDK NeMo Gym pins (contract d.5). 2026-07-28 is left out.
@@ -63,7 +64,7 @@ func (d *Door) check(tools []framework.Tool) []error {
 			continue
 		}
 		if reserved[t.Name] {
-			errs = append(errs, fmt.Errorf("%s: %q is reserved (verify, seed_session, aggregate_metrics, mcp)", where, t.Name))
+			errs = append(errs, fmt.Errorf("%s: %q is reserved (verify, seed_session, aggregate_metrics, mcp, close_session)", where, t.Name))
 			continue
 		}
 		if o, dup := seen[t.Name]; dup {

@@ -33,8 +33,11 @@ const (
 )
 
 // There is no ReadTimeout and no WriteTimeout: a tool call may legitimately
-// take minutes (a sandboxed test run, a model call), and a body upload is
-// bounded by max_body_bytes. Timeouts of whole requests belong to the agent.
+// take minutes (a sandboxed test run, a model call). A body upload is
+// bounded by max_body_bytes and, in time, by each instance's
+// body_read_timeout (see [Instance.Handler]), which ends once the body is
+// read; a tool call, by tool_timeout when configured. Timeouts of whole
+// requests otherwise belong to the agent.
 
 // Options configure [New] and [Run]. The zero value loads only env.yaml from
 // the working directory.
@@ -222,7 +225,8 @@ func (h *Host) Instances() []*Instance { return append([]*Instance(nil), h.insta
 // (see [Instance.Announce]). Nothing else is written there.
 //
 // Each instance is an http.Server with ReadHeaderTimeout and IdleTimeout and
-// no read or write timeout (a tool call may take minutes). Every request is
+// no read or write timeout (a tool call may take minutes); the instance's
+// handler sets the body read deadline itself. Every request is
 // logged once it is answered (see [Options.Logger]); the path is logged as
 // received, /ng-rollout/<id>/ prefix included.
 //
@@ -254,6 +258,8 @@ func (h *Host) Serve(ctx context.Context) error {
 			}
 		}()
 	}
+	stopSweeps := startSweeps(h.instances)
+	defer stopSweeps()
 	for _, in := range h.instances {
 		in.Logger.Info("serving", "server_type", in.ServerType, "url", in.url)
 		if _, err := io.WriteString(h.ready, in.readyLine()+"\n"); err != nil {
@@ -350,4 +356,35 @@ func Run(ctx context.Context, opts Options) error {
 		return h.Close()
 	}
 	return h.Serve(ctx)
+}
+
+// startSweeps starts one goroutine per instance that frees expired session
+// state (session.Manager.Sweep) every SweepInterval (1 s to 1 min), so an
+// instance that goes quiet still frees its idle rollouts' state. The
+// returned function stops them and waits for them to end.
+func startSweeps(instances []*Instance) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, in := range instances {
+		wg.Go(func() {
+			t := time.NewTicker(in.Sessions.SweepInterval())
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+					if n, err := in.Sessions.Sweep(context.Background()); err != nil {
+						in.Logger.Warn("sweeping expired session state", "error", err)
+					} else if n > 0 {
+						in.Logger.Debug("swept expired session state", "sessions", n)
+					}
+				}
+			}
+		})
+	}
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }

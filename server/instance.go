@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
@@ -31,6 +32,11 @@ type InstanceOptions struct {
 	// negative) means Config.MaxBodyBytes, and when that is not positive
 	// either, config.DefaultMaxBodyBytes (16 MiB).
 	MaxBodyBytes int64
+	// BodyReadTimeout bounds how long a client may take to send a request
+	// body once its headers are read (see [Instance.Handler]). 0 (or
+	// negative) means Config.BodyReadTimeout, and when that is not positive
+	// either, config.DefaultBodyReadTimeout (30 s).
+	BodyReadTimeout time.Duration
 	// Config is the instance's configuration as loaded (host, port,
 	// expose_tools_over_mcp, mcp_token_secret, mcp_allowed_hosts, ...),
 	// kept on the Instance for extensions to read. The zero value stands for
@@ -38,7 +44,8 @@ type InstanceOptions struct {
 	Config config.Instance
 	// Sessions overrides the session manager (tests, shared stores). nil
 	// means a memory-backed manager with the cookie [CookieName](ServerType,
-	// Name).
+	// Name), Config's session_lifetime and session_idle_timeout (the
+	// session package's defaults, 336h and 1h, when zero).
 	Sessions *session.Manager
 	// Logger receives the instance's request errors, recovered panics and
 	// whatever extensions log, with an "instance" attribute added. nil means
@@ -136,6 +143,8 @@ type Instance struct {
 	Sessions *session.Manager
 	// MaxBodyBytes is the request body limit in force, in bytes (> 0).
 	MaxBodyBytes int64
+	// BodyReadTimeout is the body read deadline in force (> 0).
+	BodyReadTimeout time.Duration
 	// Logger is the instance's logger, with its "instance" attribute.
 	Logger *slog.Logger
 
@@ -180,6 +189,13 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 	if limit <= 0 {
 		limit = config.DefaultMaxBodyBytes
 	}
+	bodyTimeout := opts.BodyReadTimeout
+	if bodyTimeout <= 0 {
+		bodyTimeout = opts.Config.BodyReadTimeout
+	}
+	if bodyTimeout <= 0 {
+		bodyTimeout = config.DefaultBodyReadTimeout
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -197,10 +213,12 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 	}
 	sm := opts.Sessions
 	if sm == nil {
-		sm = session.NewManager(session.Options{CookieName: CookieName(serverType, name), Secrets: secrets})
+		sm = session.NewManager(session.Options{CookieName: CookieName(serverType, name), Secrets: secrets,
+			Lifetime: opts.Config.SessionLifetime, IdleTimeout: opts.Config.SessionIdleTimeout})
 	}
 	inst := &Instance{Name: name, ServerType: serverType, Config: opts.Config,
 		Sessions: sm, MaxBodyBytes: limit, Logger: log, secrets: secrets}
+	inst.BodyReadTimeout = bodyTimeout
 
 	// The MCP door goes first among the extensions, when the config asks.
 	exts := opts.Extensions
@@ -208,6 +226,9 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 		exts = append([]Extension{mcpExtension()}, exts...)
 	}
 	fopts := framework.Options{Name: name, Logger: log}
+	fopts.ToolTimeout, fopts.ToolTimeouts = opts.Config.ToolTimeout, opts.Config.ToolTimeouts
+	fopts.NoCloseSession = opts.Config.NoCloseSession
+	fopts.CloseSession = func(ctx context.Context) error { return closeSession(ctx, sm) }
 	for _, ext := range exts {
 		if ext.Configure != nil {
 			if err := ext.Configure(inst, &fopts); err != nil {
@@ -228,13 +249,33 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 			}
 		}
 	}
-	inst.handler = sm.Middleware(limitBody(limit, ownBody(exts), h))
+	inst.handler = guardBody(bodyTimeout, limit, sm.Middleware(limitBody(limit, ownBody(exts), h)))
 	return inst, nil
 }
 
+// closeSession is the host's part of POST /close_session: it deletes the
+// state of the request's rollout session (after the environment's
+// framework.SessionCloser hook ran). A request always has a session (the
+// middleware makes one), so a close without a cookie deletes the state of a
+// fresh session: nothing.
+func closeSession(ctx context.Context, sm *session.Manager) error {
+	id := session.ID(ctx)
+	if id == "" {
+		return nil
+	}
+	return sm.State().Delete(ctx, id)
+}
+
 // Handler returns the instance's complete HTTP handler: its routes, the
-// extensions' routes, the body limit and the session middleware. Request
-// logging and timeouts belong to the [Host] that serves it.
+// extensions' routes, the body limit, the session middleware and, outermost,
+// the body read deadline (BodyReadTimeout from when the headers were read,
+// cleared once the body is read: a body not received in time is answered
+// 408 on the HTTP door and the connection closed) and the 413 drain (after
+// a 413 the rest of the body is read and discarded, within the deadline and
+// up to twice max_body_bytes, at least max_body_bytes + [MinDrainBytes], so
+// that a client that writes its whole body before reading sees the 413).
+// Request logging and the header timeout belong to the [Host] that serves
+// it.
 func (in *Instance) Handler() http.Handler { return in.handler }
 
 // Announce adds an endpoint to the instance's ready line (" name=<base

@@ -18,25 +18,32 @@ import (
 // that has the instance secret can check it without a store, and a request
 // that writes no state stores nothing:
 //
-//	base64url(version | id | issued | mac), unpadded, 76 characters
+//	base64url(version | id | started | signed | mac), unpadded, 84 characters
 //
-// where version is the byte 1, id the session id's 16 bytes (the UUID
-// without its hyphens), issued the time the cookie was signed (Unix
-// milliseconds, 8 bytes big-endian), and mac the HMAC-SHA256, under the
-// cookie key, of the cookie name, a zero byte and the 25 bytes before it
+// where version is the byte 2, id the session id's 16 bytes (the UUID
+// without its hyphens), started the time the session began (Unix
+// milliseconds, 7 bytes big-endian: kept by every re-signing, it bounds the
+// session's absolute lifetime), signed the time the cookie was last signed
+// (the same form: it bounds the idle time), and mac the HMAC-SHA256, under
+// the cookie key, of the cookie name, a zero byte and the 31 bytes before it
 // (so that a cookie of one instance is no cookie of another that shares its
 // secret). The cookie key of a secret is HMAC-SHA256(secret, cookieContext).
-// 57 bytes are exactly 76 base64 characters (no padding bits), so exactly
-// one spelling of a cookie verifies.
+// 63 bytes are exactly 84 base64 characters (no padding bits), so exactly
+// one spelling of a cookie verifies. Version 1 cookies (76 characters, one
+// time) are refused: their rollouts start new sessions.
 
 // cookieContext separates the cookie key from any other use of the secret
 // (the MCP door derives its token key under another context).
 const cookieContext = "gymkit/session cookie v1"
 
 const (
-	cookieVersion = 1
-	cookieRawLen  = 1 + 16 + 8 + sha256.Size // 57
-	cookieLen     = cookieRawLen * 4 / 3     // 76: no padding bits
+	cookieVersion = 2
+	cookieStarted = 1 + 16                   // offset of the 7-byte start time
+	cookieSigned  = cookieStarted + 7        // offset of the 7-byte signing time
+	cookieBody    = cookieSigned + 7         // 31: the signed bytes
+	cookieRawLen  = cookieBody + sha256.Size // 63
+	cookieLen     = cookieRawLen * 4 / 3     // 84: no padding bits
+	maxCookieMS   = 1<<56 - 1                // the largest 7-byte time
 	// maxSkew is how far in the future a cookie's issue time may be (the
 	// clock of another replica may run ahead).
 	maxSkew = time.Minute
@@ -121,63 +128,83 @@ func (k *cookieKey) sum(dst []byte, name string, body []byte) []byte {
 	return dst
 }
 
-// signCookie returns the cookie value for session id (a valid id) issued at
-// t, signed under the first key.
-func (m *Manager) signCookie(id string, t time.Time) string {
+// signCookie returns the cookie value for session id (a valid id) of a
+// session that started at started, signed at t under the first key.
+func (m *Manager) signCookie(id string, started, t time.Time) string {
 	var raw [cookieRawLen]byte
 	raw[0] = cookieVersion
-	idBytes(raw[1:17], id)
-	binary.BigEndian.PutUint64(raw[17:25], uint64(t.UnixMilli()))
-	m.keys[0].sum(raw[25:25], m.name, raw[:25])
+	idBytes(raw[1:cookieStarted], id)
+	putMS(raw[cookieStarted:cookieSigned], started)
+	putMS(raw[cookieSigned:cookieBody], t)
+	m.keys[0].sum(raw[cookieBody:cookieBody], m.name, raw[:cookieBody])
 	return base64.RawURLEncoding.EncodeToString(raw[:])
 }
 
+// putMS writes t as 7 bytes of big-endian Unix milliseconds (0 before 1970,
+// saturated after the year 2.28 million).
+func putMS(dst []byte, t time.Time) {
+	ms := min(max(t.UnixMilli(), 0), maxCookieMS)
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(ms))
+	copy(dst, b[1:])
+}
+
+// getMS reads the 7 bytes putMS wrote.
+func getMS(src []byte) time.Time {
+	var b [8]byte
+	copy(b[1:], src)
+	return time.UnixMilli(int64(binary.BigEndian.Uint64(b[:])))
+}
+
 // verifyCookie returns the session id of a cookie value that one of m's keys
-// signed for m's cookie name, issued no longer than the lifetime ago
-// (and not more than maxSkew ahead of now). ok is false for anything else:
-// a value of another length or alphabet, another spelling, a bad MAC, an
-// expired cookie.
+// signed for m's cookie name, signed no longer than the idle timeout ago
+// (and not more than maxSkew ahead of now) for a session that started no
+// longer than the lifetime ago. ok is false for anything else: a value of
+// another length or alphabet, another spelling, a bad MAC, an expired
+// cookie.
 func (m *Manager) verifyCookie(v string, now time.Time) (id string, ok bool) {
-	id, _, ok = m.verifyCookieFresh(v, now)
+	id, _, _, ok = m.verifyCookieFresh(v, now)
 	return id, ok
 }
 
-// verifyCookieFresh is verifyCookie, also reporting whether the cookie can
-// be echoed as it is: signed under the signing key less than 1% of the
-// lifetime ago (so that a cookie keeps one value for hours, and a
-// rotation re-signs every cookie under the new secret on its next answer).
-func (m *Manager) verifyCookieFresh(v string, now time.Time) (id string, fresh, ok bool) {
+// verifyCookieFresh is verifyCookie, also returning the session's start
+// time and reporting whether the cookie can be echoed as it is: signed
+// under the signing key less than 1% of the idle timeout ago (so that a
+// cookie keeps one value for a while, and a rotation re-signs every cookie
+// under the new secret on its next answer).
+func (m *Manager) verifyCookieFresh(v string, now time.Time) (id string, started time.Time, fresh, ok bool) {
 	if len(v) != cookieLen || !base64URL(v) {
-		return "", false, false
+		return "", time.Time{}, false, false
 	}
 	var raw [cookieRawLen]byte
 	if n, err := base64.RawURLEncoding.Strict().Decode(raw[:], []byte(v)); err != nil || n != cookieRawLen {
-		return "", false, false
+		return "", time.Time{}, false, false
 	}
 	if raw[0] != cookieVersion {
-		return "", false, false
+		return "", time.Time{}, false, false
 	}
 	var mac [sha256.Size]byte
 	key := -1
 	for i, k := range m.keys {
-		if hmac.Equal(k.sum(mac[:0], m.name, raw[:25]), raw[25:]) {
+		if hmac.Equal(k.sum(mac[:0], m.name, raw[:cookieBody]), raw[cookieBody:]) {
 			key = i
 			break
 		}
 	}
 	if key < 0 {
-		return "", false, false
+		return "", time.Time{}, false, false
 	}
-	issued := time.UnixMilli(int64(binary.BigEndian.Uint64(raw[17:25])))
-	age := now.Sub(issued)
-	if age > m.lifetime || -age > maxSkew {
-		return "", false, false
+	started = getMS(raw[cookieStarted:cookieSigned])
+	signed := getMS(raw[cookieSigned:cookieBody])
+	idle := now.Sub(signed)
+	if signed.Before(started) || now.Sub(started) > m.lifetime || idle > m.idle || -idle > maxSkew {
+		return "", time.Time{}, false, false
 	}
-	id = idString(raw[1:17])
+	id = idString(raw[1:cookieStarted])
 	if !validID(id) {
-		return "", false, false
+		return "", time.Time{}, false, false
 	}
-	return id, key == 0 && age >= 0 && age <= m.lifetime/100, true
+	return id, started, key == 0 && idle >= 0 && idle <= m.idle/100, true
 }
 
 // base64URL reports whether s holds only characters of the unpadded

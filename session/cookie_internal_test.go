@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"io"
@@ -23,7 +24,7 @@ func TestCookieCodec(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	m := NewManager(Options{CookieName: "s", Secrets: [][]byte{secretA}, Lifetime: time.Hour})
 	id := NewID()
-	v := m.signCookie(id, now)
+	v := m.signCookie(id, now, now)
 	if len(v) != cookieLen || !base64URL(v) {
 		t.Fatalf("cookie %q: length %d, want %d base64url characters", v, len(v), cookieLen)
 	}
@@ -76,14 +77,14 @@ func TestCookieCodec(t *testing.T) {
 	}
 	// A valid MAC over a version we do not know, or a non-UUID4 id: refused.
 	raw, _ := base64.RawURLEncoding.DecodeString(v)
-	raw[0] = 2
-	m.keys[0].sum(raw[25:25], "s", raw[:25])
+	raw[0] = cookieVersion + 1
+	m.keys[0].sum(raw[cookieBody:cookieBody], "s", raw[:cookieBody])
 	if _, ok := m.verifyCookie(base64.RawURLEncoding.EncodeToString(raw), now); ok {
-		t.Error("version 2 accepted")
+		t.Error("an unknown version accepted")
 	}
 	raw[0] = cookieVersion
 	raw[1+6] = 0x10 // version nibble 1
-	m.keys[0].sum(raw[25:25], "s", raw[:25])
+	m.keys[0].sum(raw[cookieBody:cookieBody], "s", raw[:cookieBody])
 	if _, ok := m.verifyCookie(base64.RawURLEncoding.EncodeToString(raw), now); ok {
 		t.Error("a UUID1 id accepted")
 	}
@@ -96,11 +97,11 @@ func TestCookieKeyRotation(t *testing.T) {
 	rotated := NewManager(Options{CookieName: "s", Secrets: [][]byte{secretB, secretA}})
 	newOnly := NewManager(Options{CookieName: "s", Secrets: [][]byte{secretB}})
 	id := NewID()
-	vOld := old.signCookie(id, now)
+	vOld := old.signCookie(id, now, now)
 	if got, ok := rotated.verifyCookie(vOld, now); !ok || got != id {
 		t.Error("the rotated list refuses a cookie of its second secret")
 	}
-	vNew := rotated.signCookie(id, now)
+	vNew := rotated.signCookie(id, now, now)
 	if _, ok := newOnly.verifyCookie(vNew, now); !ok {
 		t.Error("the rotated list does not sign with its first secret")
 	}
@@ -112,16 +113,16 @@ func TestCookieKeyRotation(t *testing.T) {
 	}
 }
 
-// TestLifetimeSlidesWithRequests: every response re-signs the cookie, so the
-// session lasts as long as its cookie comes back within the lifetime, and
-// no request stores anything.
-func TestLifetimeSlidesWithRequests(t *testing.T) {
+// TestIdleAndLifetime: the session lives while its cookie comes back within
+// the idle timeout, up to the absolute lifetime counted from its first
+// answer; the Max-Age is the lifetime on every answer, and no request
+// stores anything.
+func TestIdleAndLifetime(t *testing.T) {
 	t.Parallel()
-	const lifetime = 100 * time.Hour
+	const lifetime, idle = 100 * time.Hour, 10 * time.Hour
 	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	state := NewMemoryStore(WithClock(c.Now), WithIdleTimeout(lifetime))
-	m := NewManager(Options{CookieName: "s", Lifetime: lifetime, Secrets: [][]byte{secretA}, State: state})
-	m.now = c.Now
+	m := NewManager(Options{CookieName: "s", Lifetime: lifetime, IdleTimeout: idle, Secrets: [][]byte{secretA}, Clock: c.Now})
+	state := m.State().(*MemoryStore)
 	h := m.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, ID(r.Context()))
 	}))
@@ -140,22 +141,78 @@ func TestLifetimeSlidesWithRequests(t *testing.T) {
 		return rec.Body.String(), cs[0].Value
 	}
 	id, v := do("")
-	for i, step := range []time.Duration{time.Minute, lifetime - time.Minute, lifetime} {
-		c.Add(step)
+	first := v
+	// Requests within the idle timeout keep the session, up to the lifetime.
+	elapsed := time.Duration(0)
+	for elapsed+idle <= lifetime {
+		c.Add(idle)
+		elapsed += idle
 		got, next := do(v)
 		if got != id {
-			t.Fatalf("step %d: session lost", i)
+			t.Fatalf("after %v: session lost", elapsed)
 		}
 		v = next
 	}
 	if n := state.Len(); n != 0 {
 		t.Errorf("state store holds %d sessions; nothing was written", n)
 	}
-	c.Add(lifetime + time.Millisecond)
+	// An active session ends at its lifetime.
+	c.Add(lifetime - elapsed + time.Millisecond)
 	if got, _ := do(v); got == id {
-		t.Error("a cookie older than the lifetime was accepted")
+		t.Error("a session older than its lifetime was accepted")
+	}
+	// An idle one ends at its idle timeout.
+	id2, v2 := do("")
+	c.Add(idle + time.Millisecond)
+	if got, _ := do(v2); got == id2 {
+		t.Error("a cookie idle for longer than the idle timeout was accepted")
+	}
+	// The first cookie, replayed: long dead.
+	if got, _ := do(first); got == id {
+		t.Error("the first cookie still names the session")
+	}
+	if m.Lifetime() != lifetime || m.IdleTimeout() != idle {
+		t.Errorf("Lifetime, IdleTimeout = %v, %v", m.Lifetime(), m.IdleTimeout())
 	}
 }
+
+// TestSweep: Manager.Sweep frees expired state without any request, and
+// SweepInterval is bounded.
+func TestSweep(t *testing.T) {
+	t.Parallel()
+	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	m := NewManager(Options{CookieName: "s", IdleTimeout: time.Hour, Clock: c.Now})
+	ctx := context.Background()
+	for range 10 {
+		if err := Update(WithID(ctx, m, NewID()), "k", func(n *int) error { *n++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := m.Sweep(ctx); n != 0 || err != nil {
+		t.Fatalf("Sweep before expiry = %d, %v", n, err)
+	}
+	c.Add(time.Hour + time.Second)
+	if n, err := m.Sweep(ctx); n != 10 || err != nil {
+		t.Fatalf("Sweep after expiry = %d, %v; want 10", n, err)
+	}
+	if n := m.State().(*MemoryStore).Len(); n != 0 {
+		t.Errorf("%d sessions left", n)
+	}
+	for _, tc := range []struct{ idle, want time.Duration }{
+		{time.Hour, time.Minute}, {5 * time.Minute, 30 * time.Second}, {time.Second, time.Second},
+	} {
+		if got := NewManager(Options{CookieName: "s", IdleTimeout: tc.idle}).SweepInterval(); got != tc.want {
+			t.Errorf("SweepInterval(idle %v) = %v, want %v", tc.idle, got, tc.want)
+		}
+	}
+	// A store without Sweep: nothing to do.
+	other := NewManager(Options{CookieName: "s", State: noSweep{}})
+	if n, err := other.Sweep(ctx); n != 0 || err != nil {
+		t.Errorf("Sweep of a store without Sweep = %d, %v", n, err)
+	}
+}
+
+type noSweep struct{ StateStore }
 
 // TestNothingStoredUntilUpdate: requests that read the id, Get, or call
 // Keep store nothing, in the default memory store and through an scs
@@ -240,9 +297,9 @@ func TestCheckSecret(t *testing.T) {
 func FuzzCookie(f *testing.F) {
 	m := NewManager(Options{CookieName: "s", Secrets: [][]byte{secretA}})
 	now := time.Now()
-	good := m.signCookie(NewID(), now)
+	good := m.signCookie(NewID(), now, now)
 	f.Add(good)
-	f.Add(good[:75] + "B")
+	f.Add(good[:cookieLen-1] + "B")
 	f.Add("")
 	f.Add(strings.Repeat("A", cookieLen))
 	f.Fuzz(func(t *testing.T, v string) {
@@ -253,7 +310,7 @@ func FuzzCookie(f *testing.F) {
 		if !validID(id) {
 			t.Fatalf("verified a non-id %q", id)
 		}
-		if v != good && m.signCookie(id, now) != v {
+		if v != good && m.signCookie(id, now, now) != v {
 			// Another value verifies only if it is the signing of its id at
 			// some time; re-encoding must give back the same spelling.
 			raw, err := base64.RawURLEncoding.Strict().DecodeString(v)

@@ -37,10 +37,11 @@
 // several, as with Starlette.
 //
 // The cookie carries the session id itself, signed, as NeMo Gym's
-// itsdangerous cookie carries its session: the id, the time the response
-// was sent, and an HMAC-SHA256 of both (and of the cookie name) under a key
-// derived from the instance secret ([Options.Secrets], the instance's
-// session_secret; [DeriveKey]), in 76 base64url characters of which exactly
+// itsdangerous cookie carries its session: the id, the time the session
+// started, the time the cookie was signed, and an HMAC-SHA256 of them (and
+// of the cookie name) under a key derived from the instance secret
+// ([Options.Secrets], the instance's session_secret; [DeriveKey]), in 84
+// base64url characters of which exactly
 // one spelling verifies. So any replica with the secret reads it without a
 // store, a replayed cookie names the same session on every request (several
 // at once included), a forged, altered or foreign cookie starts a new
@@ -50,13 +51,16 @@
 // rate holds no memory. The secrets are a list, for rotation: the first
 // signs, all verify.
 //
-// Expiry: the cookie's Max-Age is [Options.Lifetime] (14 days by default,
-// Starlette's), and the server refuses a cookie signed longer than Lifetime
-// ago; a response re-signs the cookie once it is older than 1% of Lifetime
-// (echoing it unchanged before), so a rollout keeps its session as long as
-// it comes back within 99% of Lifetime. State expires separately, in its store:
-// the default store drops a session's state after Lifetime without a Get
-// or Update (see below). [ID] and [Get] store nothing; [Keep] is a no-op
+// Expiry: a session ends [Options.Lifetime] after it started (14 days by
+// default, Starlette's Max-Age, which every answer's cookie carries), or
+// earlier after [Options.IdleTimeout] without a request (1 hour by
+// default): the server then refuses its cookie and the next request starts
+// a new session. A response re-signs the cookie once it is older than 1% of
+// IdleTimeout (echoing it unchanged before), keeping its start time. State
+// expires in its store: the default store drops a session's state after
+// IdleTimeout without a Get or Update (see below), and [Manager.Sweep],
+// which the host calls periodically, frees it without waiting for a
+// request. [ID] and [Get] store nothing; [Keep] is a no-op
 // kept for older callers.
 //
 // On the MCP door the session token that /seed_session issued carries the
@@ -74,10 +78,11 @@
 // of a session is what creates its state. The default store,
 // [MemoryStore], is gymkit's own (sharded, a lock per key), keeps state in
 // process memory and drops a session's state after it has been idle (no
-// Get, no Update) for the session lifetime. [SCSStore] keeps the state in
+// Get, no Update) for the idle timeout. [SCSStore] keeps the state in
 // any scs store (github.com/alexedwards/scs/v2: memstore, redisstore, ...;
-// [Options.Store]), one entry per session that wrote state, expiring idle
-// Lifetime after its last write in the scs store itself; it is atomic within
+// [Options.Store]), one entry per session that wrote state, expiring
+// IdleTimeout after its last write in the scs store itself (a Get does not
+// extend it); it is atomic within
 // one process. What scs cannot express, a cookie on every answer with the
 // state stored only when written, is gymkit's code in [Manager.Middleware].
 //

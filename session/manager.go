@@ -18,6 +18,10 @@ import (
 // session cookie.
 const DefaultLifetime = 14 * 24 * time.Hour
 
+// DefaultIdleTimeout is the default [Options.IdleTimeout]: one hour (the
+// default world_max_idle of workplace_assistant too).
+const DefaultIdleTimeout = time.Hour
+
 // Options configures a [Manager]. Only CookieName is required; every other
 // zero value selects the default given in the field's documentation.
 type Options struct {
@@ -41,19 +45,34 @@ type Options struct {
 	// [CheckSecret], which the host applies). The slices are not kept.
 	Secrets [][]byte
 
-	// Lifetime is how long a session cookie stays valid: its Max-Age (in
-	// whole seconds, rounded up), and the age beyond which the server
-	// refuses it (the time it was signed is signed inside it). A response
-	// echoes the request's cookie unchanged while it was signed under the
-	// first secret less than 1% of Lifetime ago (3.4 hours at the default),
-	// and re-signs it otherwise, so the server may refuse a cookie up to 1%
-	// of Lifetime before the client's copy expires, and a rollout whose
-	// requests come less than 99% of Lifetime apart keeps its session for
-	// ever.
-	// Zero means DefaultLifetime (14 days, Max-Age=1209600). NewManager
-	// panics if it is negative. Lifetime is also the idle expiry of the
-	// default State store (see State).
+	// Lifetime is the absolute lifetime of a rollout session: the cookie's
+	// Max-Age (in whole seconds, rounded up; the same on every answer, as
+	// Starlette's), and the age, counted from the session's first answer,
+	// beyond which the server refuses its cookie however active the
+	// session is (the start time is signed inside the cookie and kept by
+	// every re-signing). A refused cookie starts a new session, with no
+	// state. Zero means DefaultLifetime (14 days, Max-Age=1209600).
+	// NewManager panics if it is negative.
 	Lifetime time.Duration
+
+	// IdleTimeout is how long a rollout session lives without a request:
+	// the server refuses a cookie signed longer ago than that (the time of
+	// signing is signed inside it), and it is the idle expiry of the
+	// default State store (state neither read nor written for IdleTimeout
+	// is dropped). A response echoes the request's cookie unchanged while
+	// it was signed under the first secret less than 1% of IdleTimeout ago
+	// (36 seconds at the default), and re-signs it otherwise, so a rollout
+	// whose requests come less than 99% of IdleTimeout apart keeps its
+	// session until Lifetime. The cookie's Max-Age stays Lifetime, so the
+	// client keeps a cookie that the server may refuse first. Zero means
+	// DefaultIdleTimeout (1 hour); a value above Lifetime acts as Lifetime.
+	// NewManager panics if it is negative.
+	IdleTimeout time.Duration
+
+	// Clock is the time source of cookie ages and of the default State
+	// store's expiry. nil means time.Now; tests pass a fake clock. It must
+	// be safe for concurrent use.
+	Clock func() time.Time
 
 	// Secure adds the Secure attribute to the cookie, for servers reached
 	// only over HTTPS. The default, false, matches Starlette's
@@ -61,14 +80,18 @@ type Options struct {
 	Secure bool
 
 	// State keeps per-rollout state for [Get] and [Update], keyed by session
-	// id. nil means NewSCSStore(Store, Lifetime) when Store is set, and
-	// otherwise NewMemoryStore(WithIdleTimeout(Lifetime)).
+	// id. nil means NewSCSStore(Store, IdleTimeout) when Store is set, and
+	// otherwise NewMemoryStore(WithIdleTimeout(IdleTimeout),
+	// WithClock(Clock)). A State given here keeps its own expiry: give it
+	// the same idle timeout.
 	State StateStore
 
 	// Store, when State is nil, is an scs store (memstore, redisstore, ...)
 	// that keeps the per-rollout state through [NewSCSStore], with an idle
-	// expiry of Lifetime. nil (the default): the state is in a
-	// [MemoryStore]. The session cookie itself never needs a store.
+	// expiry of IdleTimeout counted from the last write (the scs store
+	// removes expired entries itself: memstore sweeps every minute, Redis
+	// expires keys). nil (the default): the state is in a [MemoryStore].
+	// The session cookie itself never needs a store.
 	Store scs.Store
 }
 
@@ -80,16 +103,17 @@ type Options struct {
 type Manager struct {
 	name     string
 	lifetime time.Duration
-	attrs    string       // cookie attributes after the value: "; Path=/; Max-Age=...; ..."
-	keys     []*cookieKey // keys[0] signs; all verify
+	idle     time.Duration // <= lifetime
+	attrs    string        // cookie attributes after the value: "; Path=/; Max-Age=...; ..."
+	keys     []*cookieKey  // keys[0] signs; all verify
 	state    StateStore
 	now      func() time.Time // time.Now; replaced in tests
 }
 
 // NewManager returns a Manager configured by opts (see [Options] for the
 // defaults). It panics if opts.CookieName is empty or not a valid cookie
-// name, if opts.Lifetime is negative, or if an entry of opts.Secrets is
-// empty.
+// name, if opts.Lifetime or opts.IdleTimeout is negative, or if an entry
+// of opts.Secrets is empty.
 func NewManager(opts Options) *Manager {
 	if opts.CookieName == "" {
 		panic("session: NewManager: Options.CookieName is required")
@@ -100,15 +124,26 @@ func NewManager(opts Options) *Manager {
 	if opts.Lifetime < 0 {
 		panic(fmt.Sprintf("session: NewManager: negative Options.Lifetime %v", opts.Lifetime))
 	}
+	if opts.IdleTimeout < 0 {
+		panic(fmt.Sprintf("session: NewManager: negative Options.IdleTimeout %v", opts.IdleTimeout))
+	}
 	m := &Manager{
 		name:     opts.CookieName,
 		lifetime: opts.Lifetime,
+		idle:     opts.IdleTimeout,
 		state:    opts.State,
-		now:      time.Now,
+		now:      opts.Clock,
+	}
+	if m.now == nil {
+		m.now = time.Now
 	}
 	if m.lifetime == 0 {
 		m.lifetime = DefaultLifetime
 	}
+	if m.idle == 0 {
+		m.idle = DefaultIdleTimeout
+	}
+	m.idle = min(m.idle, m.lifetime)
 	secrets := opts.Secrets
 	if len(secrets) == 0 {
 		secrets = [][]byte{RandomSecret()}
@@ -121,9 +156,9 @@ func NewManager(opts Options) *Manager {
 	}
 	if m.state == nil {
 		if opts.Store != nil {
-			m.state = NewSCSStore(opts.Store, m.lifetime)
+			m.state = NewSCSStore(opts.Store, m.idle)
 		} else {
-			m.state = NewMemoryStore(WithIdleTimeout(m.lifetime))
+			m.state = NewMemoryStore(WithIdleTimeout(m.idle), WithClock(m.now))
 		}
 	}
 	maxAge := int64((m.lifetime + time.Second - 1) / time.Second)
@@ -138,6 +173,34 @@ func NewManager(opts Options) *Manager {
 // CookieName returns the name of the session cookie ([Options.CookieName]).
 func (m *Manager) CookieName() string { return m.name }
 
+// Lifetime returns the absolute lifetime of a session ([Options.Lifetime]
+// with its default applied): the cookie's Max-Age.
+func (m *Manager) Lifetime() time.Duration { return m.lifetime }
+
+// IdleTimeout returns how long a session lives without a request
+// ([Options.IdleTimeout] with its default applied, at most Lifetime).
+func (m *Manager) IdleTimeout() time.Duration { return m.idle }
+
+// Sweep removes the expired state of the Manager's State store now, if the
+// store can ([Sweeper]; a [MemoryStore] can; an [SCSStore]'s scs store
+// expires its entries itself), and returns how many sessions it removed.
+// The host calls it periodically (see [Manager.SweepInterval]); it is safe
+// for concurrent use.
+func (m *Manager) Sweep(ctx context.Context) (int, error) {
+	if s, ok := m.state.(Sweeper); ok {
+		return s.Sweep(ctx)
+	}
+	return 0, nil
+}
+
+// SweepInterval is how often a host should call [Manager.Sweep]: a tenth
+// of the idle timeout, between one second and one minute, so expired state
+// is freed within about an idle timeout plus a minute even when no request
+// comes.
+func (m *Manager) SweepInterval() time.Duration {
+	return min(max(m.idle/10, time.Second), time.Minute)
+}
+
 // State returns the store that keeps per-rollout state ([Options.State]),
 // for instance to delete a finished rollout's state with
 // State().Delete(ctx, id).
@@ -148,8 +211,9 @@ func (m *Manager) State() StateStore { return m.state }
 //
 // Before calling next it decides the session: the one named by the request's
 // session cookie if one of the Manager's secrets signed it for this cookie
-// name less than Lifetime ago, otherwise a new one with a fresh id ([NewID]):
-// no cookie, or a forged, altered, foreign or expired one. When the request
+// name less than IdleTimeout ago, for a session that started less than
+// Lifetime ago, otherwise a new one with a fresh id ([NewID]): no cookie,
+// or a forged, altered, foreign, idle or expired one. When the request
 // carries several cookies of the name, the last one counts, as with
 // Starlette (whose cookie parser keeps the last value of a name); an
 // unusable last one starts a new session even if an earlier one is good.
@@ -177,9 +241,9 @@ func (m *Manager) State() StateStore { return m.state }
 // a response without it would lose the rollout. The cookie is
 // "<name>=<value>; Path=/; Max-Age=<Lifetime>; HttpOnly; SameSite=Lax" (plus
 // "; Secure" with [Options.Secure]); its value is the session id and the
-// time it was signed, signed: 76 base64url characters, never state. A
-// replayed cookie is echoed unchanged while it is recent, and re-signed
-// otherwise (see [Options.Lifetime]).
+// times the session started and the cookie was signed, signed: 84
+// base64url characters, never state. A replayed cookie is echoed unchanged
+// while it is recent, and re-signed otherwise (see [Options.IdleTimeout]).
 //
 // The ResponseWriter given to next supports Unwrap (for
 // http.ResponseController), Flush and Hijack. Middleware of a Manager nested
@@ -195,17 +259,18 @@ func (m *Manager) Middleware(next http.Handler) http.Handler {
 		}
 		now := m.now()
 		id, value, fresh, ok := "", "", false, false
+		var started time.Time
 		if v, found := cookieValue(r.Header, m.name); found {
-			id, fresh, ok = m.verifyCookieFresh(v, now)
+			id, started, fresh, ok = m.verifyCookieFresh(v, now)
 			if fresh {
 				value = v // canonical: the one spelling that verifies
 			}
 		}
 		if !ok {
-			id = NewID()
+			id, started = NewID(), now
 		}
 		if !fresh {
-			value = m.signCookie(id, now)
+			value = m.signCookie(id, started, now)
 		}
 		cookie := m.name + "=" + value + m.attrs
 		fixCookie(w.Header(), m.name, cookie)

@@ -20,10 +20,12 @@ import (
 // A session whose state was neither read nor written for the idle timeout
 // (see [WithIdleTimeout]) expires: it reads as empty, and its memory is
 // released the next time it is accessed, when its shard is swept, or by
-// [MemoryStore.Len]. A shard is swept when a new session is added to it, at
-// most once per minute (or per idle timeout, if shorter), so memory is
-// bounded by the sessions used within the last idle timeout plus a minute,
-// without any background goroutine.
+// [MemoryStore.Len] or [MemoryStore.Sweep]. A shard is swept when a new
+// session is added to it, at most once per minute (or per idle timeout, if
+// shorter), so memory is bounded by the sessions used within the last idle
+// timeout plus a minute while sessions keep coming, without any goroutine
+// of its own; a host also calls Sweep periodically ([Manager.Sweep]), so
+// an instance that goes quiet frees its expired state too.
 //
 // The zero MemoryStore is not usable; call [NewMemoryStore]. A MemoryStore
 // is safe for concurrent use.
@@ -192,6 +194,37 @@ func (s *MemoryStore) Delete(_ context.Context, sessionID string) error {
 	delete(sh.sessions, sessionID)
 	sh.mu.Unlock()
 	return nil
+}
+
+// Sweeper is implemented by a [StateStore] that keeps expired state until
+// it is swept (a [MemoryStore]); [Manager.Sweep] calls it. Sweep removes
+// the state of every expired session and returns how many it removed; it
+// must be safe for concurrent use with the other methods.
+type Sweeper interface {
+	Sweep(ctx context.Context) (removed int, err error)
+}
+
+var _ Sweeper = (*MemoryStore)(nil)
+
+// Sweep implements [Sweeper]: it removes every session whose state expired
+// (idle for longer than the idle timeout) and returns their number. It
+// locks each shard in turn, never for longer than one scan of the shard,
+// and never fails. With no idle timeout it removes nothing.
+func (s *MemoryStore) Sweep(context.Context) (int, error) {
+	if s.idle <= 0 {
+		return 0, nil
+	}
+	now := s.now()
+	n := 0
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		before := len(sh.sessions)
+		s.sweepLocked(sh, now)
+		n += before - len(sh.sessions)
+		sh.mu.Unlock()
+	}
+	return n, nil
 }
 
 // Len removes expired sessions and returns the number of sessions that hold

@@ -157,8 +157,8 @@ func TestNewVisitorGetsCookieWithUUID4(t *testing.T) {
 	if e.raw[0] != want {
 		t.Errorf("Set-Cookie = %q, want %q", e.raw[0], want)
 	}
-	if !regexp.MustCompile(`^[A-Za-z0-9_-]{76}$`).MatchString(c.Value) {
-		t.Errorf("cookie value %q is not a signed id (76 base64url characters)", c.Value)
+	if !regexp.MustCompile(`^[A-Za-z0-9_-]{84}$`).MatchString(c.Value) {
+		t.Errorf("cookie value %q is not a signed id (84 base64url characters)", c.Value)
 	}
 	if strings.Contains(c.Value, e.body) || strings.Contains(c.Value, strings.ReplaceAll(e.body, "-", "")) {
 		t.Errorf("cookie value %q contains the session id", c.Value)
@@ -197,7 +197,7 @@ func TestUnusableCookieStartsNewSession(t *testing.T) {
 	tests := []struct {
 		name, value string
 	}{
-		{"forged well-formed value", strings.Repeat("A", 76)},
+		{"forged well-formed value", strings.Repeat("A", 84)},
 		{"old 43-character token", strings.Repeat("A", 43)},
 		{"token of another manager", foreign},
 		{"known token altered", flipLast(known.sessionCookie(t).Value)},
@@ -866,7 +866,7 @@ func TestLastCookieOfNameWins(t *testing.T) {
 		want  string // id; "" for a new session
 	}{
 		{"stale first", []string{cookieName + "=stale; " + g}, id},
-		{"unknown well-formed first", []string{cookieName + "=" + strings.Repeat("B", 76) + "; " + g}, id},
+		{"unknown well-formed first", []string{cookieName + "=" + strings.Repeat("B", 84) + "; " + g}, id},
 		{"two known: the last", []string{g + "; a=b; " + o}, otherID},
 		{"two known, other order", []string{o + "; " + g}, id},
 		{"junk last: a new session", []string{g + "; " + cookieName + "=stale"}, ""},

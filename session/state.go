@@ -95,6 +95,11 @@ func Get[T any](ctx context.Context, key string) (value T, ok bool, err error) {
 // The first Update under a session is what creates its state in the store:
 // until then a session costs no memory (see [Manager.Middleware]).
 //
+// Under a tool call's deadline ([WithWriteDeadline], the framework's
+// tool_timeout), an Update whose fn returns at or after the deadline, or
+// after the call was answered as timed out, writes nothing and returns
+// [ErrDeadline].
+//
 // Update returns [ErrNoSession] if ctx carries no session, the store's
 // error if the store fails, and
 // an error naming the key and T if the stored JSON does not decode into a T
@@ -105,7 +110,10 @@ func Update[T any](ctx context.Context, key string, fn func(*T) error) error {
 	if s == nil {
 		return ErrNoSession
 	}
+	lock := guardLock{guards: guardsFrom(ctx)}
+	defer lock.unlock()
 	return s.m.state.Update(ctx, s.id, key, func(old []byte, ok bool) ([]byte, error) {
+		lock.unlock() // a store that calls fn again: fn runs unguarded
 		var v T
 		if ok {
 			if err := json.Unmarshal(old, &v); err != nil {
@@ -118,6 +126,12 @@ func Update[T any](ctx context.Context, key string, fn func(*T) error) error {
 		b, err := json.Marshal(v)
 		if err != nil {
 			return nil, fmt.Errorf("session: encoding state %q (%v): %w", key, reflect.TypeFor[T](), err)
+		}
+		// Under a write deadline (WithWriteDeadline): checked last, and held
+		// until the store has committed b, so that the timeout's answer
+		// never precedes a write.
+		if err := lock.check(); err != nil {
+			return nil, err
 		}
 		return b, nil
 	})

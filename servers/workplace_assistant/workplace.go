@@ -90,6 +90,7 @@ var (
 	_ framework.Provisioner       = (*Workplace)(nil)
 	_ framework.ToolsProvider     = (*Workplace)(nil)
 	_ framework.SessionToolFilter = (*Workplace)(nil)
+	_ framework.SessionCloser     = (*Workplace)(nil)
 )
 
 // toolSpec is one entry of the tools file.
@@ -319,6 +320,9 @@ func (s *Workplace) dispatch(ctx context.Context, tool string, raw json.RawMessa
 		if err != nil {
 			return nil, err
 		}
+		if mark == markChanged && s.worlds.get(id) != nil {
+			continue // a parallel call kept the world after this one looked: run on it
+		}
 		if mark != markFresh {
 			return nil, errNotSeeded
 		}
@@ -376,8 +380,20 @@ func (s *Workplace) WorldBytes() int64 {
 	return n
 }
 
-// ReleaseWorld frees the world of the session sessionID, if it has one (for
-// a close-session hook). Its seed mark stays: a later call of that session
+// Close is the POST /close_session hook: it frees the rollout's world
+// (ReleaseWorld of session.ID(ctx)); the host then deletes the session's
+// state, seed mark included, so a later call of that session answers
+// "Session not initialized" as an unseeded one does. It never fails and is
+// idempotent.
+func (s *Workplace) Close(ctx context.Context) error {
+	if id := session.ID(ctx); id != "" {
+		s.ReleaseWorld(id)
+	}
+	return nil
+}
+
+// ReleaseWorld frees the world of the session sessionID, if it has one (the
+// Close hook calls it). Its seed mark stays: a later call of that session
 // then answers "Session not initialized" if the world had changed.
 func (s *Workplace) ReleaseWorld(sessionID string) {
 	if s.worlds != nil {

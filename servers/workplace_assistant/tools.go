@@ -1,6 +1,8 @@
 package workplace
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -77,6 +79,15 @@ func (w *world) call(name string, body []framework.Member) (value, error) {
 // world; when it did, it updates w.size (the bytes estimate) before w's
 // lock is released.
 func (w *world) callTracked(name string, body []framework.Member) (out value, wrote bool, err error) {
+	return w.callBefore(context.Background(), name, body)
+}
+
+// callBefore is callTracked under the tool call's deadline (tool_timeout):
+// once ctx's deadline has passed, the call has been answered 504, so the
+// tool does not run and ctx's error is returned (checked under w's lock,
+// after any parallel call of the rollout). A client that went away
+// (ctx canceled) does not stop it, as with NeMo.
+func (w *world) callBefore(ctx context.Context, name string, body []framework.Member) (out value, wrote bool, err error) {
 	t, ok := toolByName[name]
 	if !ok {
 		return value{}, false, &pyErr{"KeyError", reprString(name)}
@@ -87,6 +98,9 @@ func (w *world) callTracked(name string, body []framework.Member) (out value, wr
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
+		return value{}, false, err
+	}
 	before, converted := w.writes, w.analyticsConverted
 	out, err = t.fn(w, a)
 	if wrote = w.writes != before || w.analyticsConverted != converted; wrote {

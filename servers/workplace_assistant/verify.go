@@ -59,20 +59,23 @@ func (s *Workplace) verify(ctx context.Context, req VerifyRequest) (VerifyRespon
 	return resp, nil
 }
 
-// endRollout frees the session's world and clears its seed mark, so that
+// endRollout clears the session's seed mark and frees its world, so that
 // a later call answers "Session not initialized" as a call after a dropped
-// world always has. An unseeded session is not written to.
+// world always has. An unseeded session is not written to. The mark is
+// cleared first: a call in flight that creates the world (dispatch) either
+// set its mark before, and its world is freed here, or finds the mark
+// cleared and frees its world itself, so no world outlives the rollout.
 func (s *Workplace) endRollout(ctx context.Context) error {
 	id := session.ID(ctx)
 	if id == "" {
 		return nil
 	}
-	s.worlds.drop(id)
 	mark, _, err := session.Get[seedMark](ctx, worldKey)
-	if err != nil || mark == markNone {
-		return err
+	if err == nil && mark != markNone {
+		err = session.Update(ctx, worldKey, func(m *seedMark) error { *m = markNone; return nil })
 	}
-	return session.Update(ctx, worldKey, func(m *seedMark) error { *m = markNone; return nil })
+	s.worlds.drop(id)
+	return err
 }
 
 // score reports whether the predicted actions leave the same tables as the

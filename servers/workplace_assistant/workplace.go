@@ -310,7 +310,10 @@ func (s *Workplace) dispatch(ctx context.Context, tool string, raw json.RawMessa
 	}
 	for {
 		if w := s.worlds.get(id); w != nil {
-			out, wrote, err := w.callTracked(tool, members)
+			out, wrote, err := w.callBefore(ctx, tool, members)
+			if errors.Is(err, context.DeadlineExceeded) {
+				return nil, err // answered 504 already: the world is not written
+			}
 			if wrote {
 				s.worlds.resize(id, w)
 			}
@@ -339,9 +342,13 @@ func (s *Workplace) dispatch(ctx context.Context, tool string, raw json.RawMessa
 			continue // a parallel call kept the session's world first: run on it
 		}
 		if err := session.Update(ctx, worldKey, func(m *seedMark) error {
-			if *m == markFresh {
-				*m = markChanged
+			if *m == markNone {
+				// Verified or closed while this call ran: endRollout has
+				// cleared the mark, and may have freed the world before add
+				// kept it. Keep nothing, as a call after the end would.
+				return errNotSeeded
 			}
+			*m = markChanged
 			return nil
 		}); err != nil {
 			s.worlds.drop(id)
@@ -380,16 +387,14 @@ func (s *Workplace) WorldBytes() int64 {
 	return n
 }
 
-// Close is the POST /close_session hook: it frees the rollout's world
-// (ReleaseWorld of session.ID(ctx)); the host then deletes the session's
-// state, seed mark included, so a later call of that session answers
-// "Session not initialized" as an unseeded one does. It never fails and is
+// Close is the POST /close_session hook: it clears the rollout's seed mark
+// and frees its world, as verify does (so that a tool call in flight keeps
+// no world after the close); the host then deletes the session's state, so
+// a later call of that session answers "Session not initialized" as an
+// unseeded one does. It fails only with the state store's error, and is
 // idempotent.
 func (s *Workplace) Close(ctx context.Context) error {
-	if id := session.ID(ctx); id != "" {
-		s.ReleaseWorld(id)
-	}
-	return nil
+	return s.endRollout(ctx)
 }
 
 // ReleaseWorld frees the world of the session sessionID, if it has one (the

@@ -1,0 +1,289 @@
+package breaktest
+
+// Hostile tests of the issue 11 tool timeouts: calls racing their deadline
+// with session.Update on both doors, and many concurrent 504s.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/server"
+	"github.com/gymkit/gymkit/session"
+)
+
+// raceEnv's /racer sleeps us microseconds, ignoring its context, then adds
+// 1 to the session's counter; /read answers the counter (no limit).
+type raceEnv struct {
+	framework.Base
+	running atomic.Int64 // handlers of /racer not yet returned
+}
+
+type racerReq struct {
+	Us int `json:"us"`
+}
+
+type counterResp struct {
+	N   int    `json:"n"`
+	Err string `json:"err"`
+}
+
+func (e *raceEnv) Routes(r *framework.Router) {
+	framework.Post(r, "/racer", func(ctx context.Context, req racerReq) (counterResp, error) {
+		e.running.Add(1)
+		defer e.running.Add(-1)
+		time.Sleep(time.Duration(req.Us) * time.Microsecond)
+		var n int
+		err := session.Update(ctx, "n", func(c *int) error { *c++; n = *c; return nil })
+		if err != nil {
+			return counterResp{Err: err.Error()}, nil // ignores the refusal, as a careless tool would
+		}
+		return counterResp{N: n}, nil
+	})
+	framework.Verify(r, func(context.Context, framework.VerifyRequest) (framework.VerifyResponse, error) {
+		return framework.VerifyResponse{}, nil
+	})
+	framework.Post(r, "/read", func(ctx context.Context, _ struct{}) (counterResp, error) {
+		n, _, err := session.Get[int](ctx, "n")
+		return counterResp{N: n}, err
+	})
+}
+
+func serveRace(t *testing.T, cfg config.Instance) (*httptest.Server, *raceEnv) {
+	t.Helper()
+	env := &raceEnv{}
+	cfg.Host, cfg.ExposeToolsOverMCP = "127.0.0.1", true
+	cfg.SessionSecrets = config.Secrets{"breaktest-timeouts-secret-0123456789abcdef"}
+	in, err := server.NewInstance(context.Background(), env, server.InstanceOptions{Name: "race", ServerType: "race", Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(in.Handler())
+	t.Cleanup(ts.Close)
+	return ts, env
+}
+
+// TestTimeoutRaceNoWriteAfter504 (issue 11, Timeouts): 400 calls, each in
+// its own rollout, half over HTTP and half over MCP, sleep around their
+// 5 ms deadline and then write once. A call answered 504 may have written
+// before its deadline, but nothing is written under it after the 504: the
+// counter read right after the 504 is the counter once every handler has
+// returned. Every 200 wrote exactly once.
+func TestTimeoutRaceNoWriteAfter504(t *testing.T) {
+	t.Parallel()
+	const limit = 5 * time.Millisecond
+	ts, env := serveRace(t, config.Instance{ToolTimeout: limit, ToolTimeouts: map[string]time.Duration{"read": 0}})
+	const calls = 400
+	type after504 struct {
+		c    *wpClient
+		seen int
+	}
+	var (
+		mu      sync.Mutex
+		late    []after504
+		oks     atomic.Int64
+		wrote   atomic.Int64 // 504s whose call wrote before its deadline
+		refused atomic.Int64 // 200s whose handler saw ErrDeadline (must be 0)
+	)
+	read := func(c *wpClient) int {
+		st, body, _ := c.post(t, "/read", nil, `{}`)
+		var r counterResp
+		if st != 200 || json.Unmarshal([]byte(body), &r) != nil {
+			t.Errorf("/read: %d %s", st, body)
+		}
+		return r.N
+	}
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i := range calls {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			c := seedWP(t, ts.URL)
+			us := 3000 + (i*37)%4000 // 3 to 7 ms
+			args := `{"us":` + itoa(us) + `}`
+			var timedOut bool
+			if i%2 == 0 {
+				st, body, _ := c.post(t, "/racer", nil, args)
+				switch {
+				case st == 504 && body == `{"detail":"Tool 'racer' timed out after 5ms"}`:
+					timedOut = true
+				case st == 200 && strings.Contains(body, `"err":""`):
+					oks.Add(1)
+				case st == 200:
+					refused.Add(1)
+				default:
+					t.Errorf("HTTP racer: %d %s", st, body)
+				}
+			} else {
+				text, isErr := c.mcpTool(t, "racer", args)
+				switch {
+				case isErr && text == "HTTP 504 from POST /racer: Tool 'racer' timed out after 5ms":
+					timedOut = true
+				case !isErr && strings.Contains(text, `"err":""`):
+					oks.Add(1)
+				case !isErr:
+					refused.Add(1)
+				default:
+					t.Errorf("MCP racer: %s", text)
+				}
+			}
+			if timedOut {
+				n := read(c)
+				if n > 0 {
+					wrote.Add(1)
+				}
+				mu.Lock()
+				late = append(late, after504{c, n})
+				mu.Unlock()
+			} else if n := read(c); n != 1 {
+				t.Errorf("a 200 left the counter at %d", n)
+			}
+		})
+	}
+	wg.Wait()
+	for deadline := time.Now().Add(5 * time.Second); env.running.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	changed := 0
+	for _, l := range late {
+		if n := read(l.c); n != l.seen {
+			changed++
+		}
+	}
+	t.Logf("%d calls: %d 200, %d 504 (%d of them wrote before the deadline), %d 504s whose state changed afterwards, %d 200s with a refused write",
+		calls, oks.Load(), len(late), wrote.Load(), changed, refused.Load())
+	if changed > 0 || refused.Load() > 0 {
+		t.Errorf("%d rollouts were written after their 504; %d 200s hid a refused write", changed, refused.Load())
+	}
+	if len(late) == 0 || oks.Load() == 0 {
+		t.Logf("no mix of 200s and 504s this time (a loaded machine): %d 200, %d 504", oks.Load(), len(late))
+	}
+}
+
+// TestManyConcurrent504sReturnToBaseline (issue 11, Timeouts): 200
+// concurrent calls of a tool that ignores its context for 1 s past a 20 ms
+// limit are all answered 504 long before their handlers return, and once
+// the handlers have returned the goroutine count is back where it started.
+func TestManyConcurrent504sReturnToBaseline(t *testing.T) {
+	ts, env := serveRace(t, config.Instance{ToolTimeout: 20 * time.Millisecond, ToolTimeouts: map[string]time.Duration{"read": 0}})
+	c := &wpClient{url: ts.URL}
+	c.post(t, "/read", nil, `{}`) // warm the client's connection pool
+	plainClient.CloseIdleConnections()
+	runtime.GC()
+	base := runtime.NumGoroutine()
+	const n = 200
+	var wg sync.WaitGroup
+	var slow atomic.Int64
+	start := time.Now()
+	for range n {
+		wg.Go(func() {
+			t0 := time.Now()
+			st, body, _ := (&wpClient{url: ts.URL}).post(t, "/racer", nil, `{"us":1000000}`)
+			if st != 504 {
+				t.Errorf("%d %s", st, body)
+			}
+			if time.Since(t0) > 700*time.Millisecond {
+				slow.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	answered := time.Since(start)
+	for deadline := time.Now().Add(5 * time.Second); env.running.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	plainClient.CloseIdleConnections()
+	var now int
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if now = runtime.NumGoroutine(); now <= base+5 {
+			break
+		}
+	}
+	t.Logf("%d 504s answered in %v (%d waited for their handler), goroutines %d before, %d after", n, answered, slow.Load(), base, now)
+	if slow.Load() > 0 {
+		t.Errorf("%d of %d 504s waited for their handler", slow.Load(), n)
+	}
+	if now > base+5 {
+		t.Errorf("goroutines: %d before, %d after the handlers returned", base, now)
+	}
+}
+
+// TestTooLargeHostileClients (issue 11, finding 5): with max_body_bytes
+// 1 MiB, on both doors, (1) a request that declares 2 MiB and asks for
+// 100-continue (curl does for large bodies) is answered 413 at once, without
+// a 100 Continue, and closed, and so is a 100-continue request to an unknown
+// path (404); (2) a client that streams a chunked body for ever and never
+// reads is cut off after at most the drain limit (limit + 4 MiB) plus
+// socket buffers, within a few seconds. Found by this pass: (1) waited for
+// body_read_timeout (30 s under gymkit serve) before answering, because the
+// body guard replaced the body of net/http's own request, which then read
+// the body the client was holding back.
+func TestTooLargeHostileClients(t *testing.T) {
+	t.Parallel()
+	ts, _ := serveRace(t, config.Instance{MaxBodyBytes: 1 << 20})
+	addr := strings.TrimPrefix(ts.URL, "http://")
+	for _, path := range []string{"/read", "/mcp"} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", path, addr, 2<<20)
+		start := time.Now()
+		got, _ := io.ReadAll(c)
+		c.Close()
+		if !strings.HasPrefix(string(got), "HTTP/1.1 413 ") || strings.Contains(string(got), "100 Continue") || time.Since(start) > 2*time.Second {
+			t.Errorf("%s, 100-continue: after %v: %.200q", path, time.Since(start), got)
+		}
+		if path == "/read" {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+			fmt.Fprintf(c, "POST /nope HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 1000\r\n\r\n", addr)
+			start := time.Now()
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			c.Close()
+			if err != nil || resp.StatusCode != 404 || time.Since(start) > 2*time.Second {
+				t.Errorf("/nope, 100-continue (keep-alive): after %v: %v %v", time.Since(start), resp, err)
+			}
+		}
+
+		c, err = net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start = time.Now()
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n", path, addr)
+		chunk := fmt.Sprintf("%x\r\n%s\r\n", 64<<10, strings.Repeat("x", 64<<10))
+		sent := 0
+		for sent < 256<<20 {
+			if _, err := io.WriteString(c, chunk); err != nil {
+				break
+			}
+			sent += 64 << 10
+		}
+		c.Close()
+		took := time.Since(start)
+		t.Logf("%s: a never-reading chunked client sent %d MiB before being cut off, in %v", path, sent>>20, took)
+		if sent >= 256<<20 || took > 8*time.Second {
+			t.Errorf("%s: a never-reading client sent %d MiB in %v", path, sent>>20, took)
+		}
+	}
+}

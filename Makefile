@@ -1,7 +1,7 @@
 # gymkit: `make test` is the project's test command (CI runs it through .ci/run).
 GO ?= go
 
-.PHONY: test fmt vet unit bench e2e build run peer soak
+.PHONY: test fmt vet unit bench fuzz e2e build run peer soak
 
 # `make run` serves example_mcp_weather on http://127.0.0.1:$(RUN_PORT).
 RUN_PORT ?= 8000
@@ -35,6 +35,19 @@ SOAK_FLAGS ?=
 soak:
 	$(GO) vet -tags soak ./internal/soak
 	$(GO) test -tags soak -count=1 -timeout 45m -v -run '^TestSoak$$' ./internal/soak -args $(SOAK_FLAGS)
+
+# Runs every fuzz target (every func Fuzz* in a _test.go file) for FUZZTIME each;
+# .ci/run runs it. A crasher is written to <package>/testdata/fuzz/<Fuzz...>/ and
+# fails the run: committed, it becomes a regression test of make test (go test
+# runs the corpus).
+FUZZTIME ?= 6s
+fuzz:
+	@set -e; grep -rn --include='*_test.go' -E '^func Fuzz[A-Za-z0-9_]*\(' . | grep -v node_modules | \
+	sed -E 's#^\./(.*)/[^/]*:[0-9]+:func (Fuzz[A-Za-z0-9_]*)\(.*#\1 \2#' | sort | \
+	while read dir name; do \
+		echo "fuzz ./$$dir $$name ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$dir; \
+	done
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

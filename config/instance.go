@@ -35,6 +35,10 @@ type frameworkConfig struct {
 	BodyReadTimeout    time.Duration `koanf:"body_read_timeout"`
 	ToolTimeout        time.Duration `koanf:"tool_timeout"`
 	ToolTimeouts       toolTimeouts  `koanf:"tool_timeouts"`
+	MaxJSONDepth       int           `koanf:"max_json_depth"`
+	MaxJSONElements    int           `koanf:"max_json_elements"`
+	// MaxInflightBodyBytes is max_inflight_body_bytes.
+	MaxInflightBodyBytes int64 `koanf:"max_inflight_body_bytes"`
 }
 
 // metadataKeys are framework keys NeMo's tools read (not gymkit): accepted with any value.
@@ -69,8 +73,8 @@ func isFrameworkKey(k string) bool {
 // domain, host, port, num_workers (accepted, not used), expose_tools_over_mcp, session_secret (and
 // its older name mcp_token_secret), allow_weak_secret, mcp_allowed_hosts, max_body_bytes,
 // session_idle_timeout, session_lifetime, close_session, body_read_timeout, tool_timeout,
-// tool_timeouts, and NeMo's metadata verified, description, value, datasets,
-// allowed_agents and allowed_model_types (any value). Every other key belongs to the server.
+// tool_timeouts, max_json_depth, max_json_elements, max_inflight_body_bytes, and NeMo's metadata
+// verified, description, value, datasets, allowed_agents and allowed_model_types (any value). Every other key belongs to the server.
 type Instance struct {
 	// Name is the top-level key: the MCP server_name, the session cookie suffix, the log field.
 	Name string
@@ -125,6 +129,17 @@ type Instance struct {
 	// ToolTimeouts (tool_timeouts, a mapping of tool name to duration, each >= 0; 0 is no limit)
 	// replace ToolTimeout for the tools they name; nil when not configured.
 	ToolTimeouts map[string]time.Duration
+	// MaxJSONDepth (max_json_depth, 1-1000; default [DefaultMaxJSONDepth], 1000) bounds the
+	// nesting of arrays and objects in a request body, on both doors (413 beyond).
+	MaxJSONDepth int
+	// MaxJSONElements (max_json_elements, > 0; default [DefaultMaxJSONElements], 2,000,000)
+	// bounds the JSON values of a request body, on both doors (413 beyond).
+	MaxJSONElements int
+	// MaxInflightBodyBytes (max_inflight_body_bytes, > 0; default
+	// [DefaultMaxInflightBodyBytes], 256 MiB) bounds the bytes of the request bodies that one
+	// instance reads and holds at once; a request that does not fit within a second is answered
+	// 503 with Retry-After.
+	MaxInflightBodyBytes int64
 	// Raw is the server block with every interpolation resolved, as written (no defaults
 	// filled in). Read-only: it may share maps with other values of the configuration.
 	Raw map[string]any
@@ -192,6 +207,7 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 		}
 	}
 	dropNullTimeouts(data)
+	dropNullLimits(data)
 	bad := map[string]bool{} // keys with a type error
 	for _, dp := range decodeProblems(decodeStrict(data, &fw)) {
 		ps = append(ps, c.src.problem(joinKey(bkey, dp.name), dp.msg, ""))
@@ -216,6 +232,7 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 	}
 	ps = append(ps, c.sessionProblems(bkey, data, &fw, bad)...)
 	ps = append(ps, c.timeoutProblems(bkey, data, &fw, bad)...)
+	ps = append(ps, c.limitProblems(bkey, data, &fw, bad)...)
 	secrets, sps := c.secrets(bkey, data, bad)
 	ps = append(ps, sps...)
 	raw, copied := block, false // secrets redacted, in a copy
@@ -253,6 +270,10 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 		File:               first.file,
 		Line:               first.line,
 		src:                c.src,
+
+		MaxJSONDepth:         fw.MaxJSONDepth,
+		MaxJSONElements:      fw.MaxJSONElements,
+		MaxInflightBodyBytes: fw.MaxInflightBodyBytes,
 	}, ps
 }
 

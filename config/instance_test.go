@@ -16,8 +16,10 @@ func TestInstanceDefaults(t *testing.T) {
 		Name: "w", ServerType: "w", Host: "127.0.0.1", Port: 0, Domain: "agent",
 		MaxBodyBytes: 16 << 20, SessionIdleTimeout: time.Hour, SessionLifetime: 336 * time.Hour,
 		BodyReadTimeout: 30 * time.Second,
-		Raw:             map[string]any{"domain": "agent", "entrypoint": "app.py"},
-		File:            "c.yaml", Line: 3, src: inst.src,
+		MaxJSONDepth:    DefaultMaxJSONDepth, MaxJSONElements: DefaultMaxJSONElements,
+		MaxInflightBodyBytes: DefaultMaxInflightBodyBytes,
+		Raw:                  map[string]any{"domain": "agent", "entrypoint": "app.py"},
+		File:                 "c.yaml", Line: 3, src: inst.src,
 	}
 	if !reflect.DeepEqual(inst, want) {
 		t.Errorf("instance\n%+v\nwant\n%+v", inst, want)

@@ -55,7 +55,7 @@ func objectValue(x any, hook string) (pyjson.Value, error) {
 }
 
 func (a *App) aggregateHandler(w http.ResponseWriter, r *http.Request) {
-	body, _, err := readBody(r)
+	body, _, err := readBody(r, a.jsonLimits)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

@@ -61,6 +61,18 @@ type Options struct {
 	// Without a Dispatch route every name must be a typed tool's (Build fails
 	// otherwise); with one, any name may be a dispatcher tool. Nil: none.
 	ToolTimeouts map[string]time.Duration
+	// MaxJSONDepth bounds the nesting of arrays and objects in a request
+	// body (config max_json_depth; at most [DefaultMaxJSONDepth], which
+	// larger values mean too): a deeper body is answered 413 {"detail":
+	// "Request body nested too deeply: ... (max_json_depth)"}. Zero or
+	// negative: DefaultMaxJSONDepth.
+	MaxJSONDepth int
+	// MaxJSONElements bounds the JSON values of a request body (config
+	// max_json_elements; every scalar, array and object counts one), checked
+	// while parsing so that the memory a parse takes is bounded by it: a
+	// body with more is answered 413 {"detail":"Request body too complex:
+	// ... (max_json_elements)"}. Zero or negative: [DefaultMaxJSONElements].
+	MaxJSONElements int
 }
 
 // App is one built server instance: its routes compiled once, ready to serve
@@ -77,6 +89,8 @@ type App struct {
 	mw       []func(http.Handler) http.Handler
 	handler  http.Handler
 	opts     Options
+
+	jsonLimits JSONLimits // resolved: both positive
 }
 
 // Build prepares srv to serve: it gives [Base] the instance name and logger,
@@ -121,7 +135,8 @@ func Build(ctx context.Context, srv Server, opts Options) (*App, error) {
 		r.catchAll.limits = limits
 	}
 	a := &App{srv: srv, name: opts.Name, log: log, tools: r.tools, catchAll: r.catchAll,
-		seed: r.seed, verify: r.verify, mw: r.middleware, opts: opts}
+		seed: r.seed, verify: r.verify, mw: r.middleware, opts: opts,
+		jsonLimits: JSONLimits{MaxDepth: opts.MaxJSONDepth, MaxElements: opts.MaxJSONElements}.resolved()}
 	if a.seed == nil {
 		a.seed = defaultSeed()
 	}
@@ -395,7 +410,7 @@ var errContentType = errors.New("TypeError('Object of type bytes is not JSON ser
 // readBody reads and parses a request body as FastAPI does for a body model:
 // empty -> 422 missing; non-JSON content type -> NeMo's 500; invalid JSON ->
 // 422 json_invalid; bad UTF-8 or too deep -> 400; JSON null -> 422 missing.
-func readBody(r *http.Request) (pyjson.Value, []byte, error) {
+func readBody(r *http.Request, lim JSONLimits) (pyjson.Value, []byte, error) {
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -419,8 +434,11 @@ func readBody(r *http.Request) (pyjson.Value, []byte, error) {
 		// (python-compat 4.1, 4.2).
 		return pyjson.Value{}, nil, errContentType
 	}
-	v, err := pyjson.Parse(raw)
+	v, err := pyjson.ParseLimited(raw, lim.pyjson())
 	if err != nil {
+		if fe := jsonLimitError(err); fe != nil {
+			return pyjson.Value{}, nil, fe
+		}
 		var se *pyjson.SyntaxError
 		if errors.As(err, &se) {
 			return pyjson.Value{}, nil, &ValidationError{items: []lax.ErrorItem{{
@@ -445,7 +463,7 @@ func (a *App) toolHandler(t *Tool, param string) http.HandlerFunc {
 		var raw []byte
 		if !t.noBody {
 			var err error
-			if args, raw, err = readBody(r); err != nil {
+			if args, raw, err = readBody(r, a.jsonLimits); err != nil {
 				a.writeError(w, r, err)
 				return
 			}
@@ -474,7 +492,7 @@ func (a *App) seedHandler(w http.ResponseWriter, r *http.Request) {
 	var raw []byte
 	if !a.seed.noBody {
 		var err error
-		if args, raw, err = readBody(r); err != nil {
+		if args, raw, err = readBody(r, a.jsonLimits); err != nil {
 			a.writeError(w, r, err)
 			return
 		}
@@ -483,7 +501,7 @@ func (a *App) seedHandler(w http.ResponseWriter, r *http.Request) {
 		// parses the raw bytes as JSON whatever the Content-Type (an
 		// unparseable or non-object body becomes {}, contract d.3).
 		if b, err := io.ReadAll(r.Body); err == nil {
-			args, _ = pyjson.Parse(b)
+			args, _ = pyjson.ParseLimited(b, a.jsonLimits.pyjson())
 		}
 	}
 	res, err := a.seed.call(context.WithValue(r.Context(), doorKey{}, DoorHTTP), args, raw)
@@ -584,7 +602,7 @@ func writeJSON(w http.ResponseWriter, code int, body []byte) {
 }
 
 func (a *App) verifyHandler(w http.ResponseWriter, r *http.Request) {
-	v, _, err := readBody(r)
+	v, _, err := readBody(r, a.jsonLimits)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

@@ -68,6 +68,12 @@ type Options struct {
 	// MaxBodyBytes limits /mcp request bodies (413 beyond); 0 means
 	// DefaultMaxBodyBytes. Pass the instance's max_body_bytes.
 	MaxBodyBytes int64
+	// JSONLimits bound the nesting and the number of JSON values of a /mcp
+	// body (413 beyond, naming max_json_depth or max_json_elements); zero
+	// fields mean framework.DefaultMaxJSONDepth and
+	// framework.DefaultMaxJSONElements. Pass the instance's max_json_depth
+	// and max_json_elements.
+	JSONLimits framework.JSONLimits
 	// Sessions is the instance's session manager: the door runs every tool
 	// call in the session its token names (session.WithID). Required.
 	Sessions *session.Manager
@@ -92,6 +98,7 @@ type Door struct {
 	log        *slog.Logger
 	signer     *signer
 	maxBody    int64
+	jsonLimits framework.JSONLimits
 	hosts      *hostPolicy // nil: no DNS-rebinding check
 
 	app     *framework.App
@@ -150,6 +157,7 @@ func New(opts Options) (*Door, error) {
 		log:        log,
 		signer:     newSigner(secrets...),
 		maxBody:    maxBody,
+		jsonLimits: opts.JSONLimits,
 	}
 	if opts.Loopback || len(opts.AllowedHosts) > 0 {
 		d.hosts = newHostPolicy(opts.AllowedHosts)

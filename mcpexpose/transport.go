@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/gymkit/gymkit/framework"
 )
 
 // ServeHTTP serves the /mcp endpoint (contract d.5). It answers what the
@@ -34,9 +36,13 @@ import (
 //   - Content-Type, again: the part before ";" must list application/json
 //     among its comma-separated values, as Python reads it (415, for
 //     application/jsonx, application/json-seq, ...);
-//   - the body limit (413);
-//   - the body itself (see preflight): a body that is not JSON (-32700)
-//     or not a JSON-RPC message (-32602), then an Mcp-Protocol-Version
+//   - the body limit (413), and a body the host stopped reading (the
+//     408 of its body_read_timeout, with Connection: close);
+//   - the body itself: exactly one JSON value as json.loads reads it
+//     (trailing whitespace allowed), else 400 -32700 (anything after the
+//     value: "Parse error: Extra data: ...", Python's text); within max_json_depth and
+//     max_json_elements, else 413 (see checkBody); then (see preflight) a
+//     body that is not a JSON-RPC message (-32602), then an Mcp-Protocol-Version
 //     header that names no supported version (400; not on initialize),
 //     batches, ids and the methods Python answers differently.
 //
@@ -92,7 +98,16 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeTooLarge(w, d.maxBody)
 			return
 		}
+		// A read that failed with a status of its own (the host's body
+		// read deadline: 408) is answered with it, as on the HTTP door.
+		if fe := (*framework.Error)(nil); errors.As(err, &fe) && fe.Status >= 400 && fe.Status <= 599 {
+			writeFrameworkError(w, fe)
+			return
+		}
 		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Bad Request: failed to read the body")
+		return
+	}
+	if !d.checkBody(w, body) {
 		return
 	}
 	body, id, dropVersion, done := preflight(w, body, r.Header.Get("Mcp-Protocol-Version"))
@@ -215,6 +230,50 @@ func accepts(values []string) (jsonOK, streamOK bool) {
 		}
 	}
 	return jsonOK, streamOK
+}
+
+// checkBody answers a body that holds more than one JSON value, or one
+// beyond the instance's JSON limits, and reports whether the request goes
+// on. The SDK reads only the first JSON value of a body: without this, a
+// tool would run from `{...} trailing text`, or from the first of two
+// concatenated messages. Other syntax errors, and what json.loads accepts
+// and the SDK does not (NaN, invalid UTF-8, ...), go on, for the SDK to
+// answer as before (-32700, see rewriter.finish).
+func (d *Door) checkBody(w http.ResponseWriter, body []byte) bool {
+	err := framework.CheckJSON(body, d.jsonLimits)
+	var se *framework.JSONSyntaxError
+	var fe *framework.Error
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &se) && se.Msg == "Extra data":
+		// Python's answer, message and all. The SDK answers the other
+		// syntax errors itself (-32700 too, with its own text).
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: "+se.Error())
+		return false
+	case errors.As(err, &fe):
+		writeFrameworkError(w, fe) // a limit: 413 naming it
+		return false
+	}
+	return true
+}
+
+// writeFrameworkError writes a transport-level *framework.Error (a limit's
+// 413, the host's 408 and 503) as a JSON-RPC error with its status and
+// headers (Retry-After): -32603 for a 5xx, else -32600.
+func writeFrameworkError(w http.ResponseWriter, fe *framework.Error) {
+	msg, ok := fe.Detail.(string)
+	if !ok {
+		msg = fe.Error()
+	}
+	for k, v := range fe.Header {
+		w.Header()[http.CanonicalHeaderKey(k)] = v
+	}
+	var code int64 = jsonrpc.CodeInvalidRequest
+	if fe.Status >= 500 {
+		code = jsonrpc.CodeInternalError
+	}
+	writeRPCError(w, fe.Status, code, msg)
 }
 
 func writeTooLarge(w http.ResponseWriter, limit int64) {

@@ -32,7 +32,7 @@ func drainLimit(n int64) int64 { return max(2*n, n+MinDrainBytes) }
 // for minutes afterwards is not limited by it, nor is net/http's check for a
 // client that goes away. A body not received in time fails the handler's
 // read with a 408 *framework.Error (the HTTP door answers it as is, the MCP
-// door with its own 400 for an unreadable body), and the answer closes the
+// door with the same 408 and a JSON-RPC error body), and the answer closes the
 // connection. A deadline that cannot be set (a ResponseWriter that is not
 // net/http's, httptest.ResponseRecorder) is skipped.
 //
@@ -44,7 +44,15 @@ func drainLimit(n int64) int64 { return max(2*n, n+MinDrainBytes) }
 // The 413 is flushed first, for clients that read while they send. A
 // request that asked for 100-continue is not drained: its client waits for
 // the answer before sending the body.
-func guardBody(timeout time.Duration, bodyLimit int64, next http.Handler) http.Handler {
+//
+// With a budget (max_inflight_body_bytes), the body's first read reserves
+// its Content-Length (up to bodyLimit + 1) in it, and a body of unknown
+// length reserves as it is read (see inflightChunk); the reservation is
+// held until the handler returns, since the body and what is parsed from
+// it live that long. A body that finds no room within [InflightWait] fails
+// its read with a 503 *framework.Error carrying Retry-After (each door
+// answers it in its own form). The drain after a 413 reserves nothing.
+func guardBody(timeout time.Duration, bodyLimit int64, budget *byteBudget, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body == nil || r.Body == http.NoBody {
 			next.ServeHTTP(w, r) // nothing to read; net/http already watches the connection
@@ -52,7 +60,16 @@ func guardBody(timeout time.Duration, bodyLimit int64, next http.Handler) http.H
 		}
 		rc := http.NewResponseController(w)
 		b := &guardedBody{src: r.Body, rc: rc, timeout: timeout}
+		if budget != nil {
+			b.res = &reservation{budget: budget, ctx: r.Context(), declared: r.ContentLength, limit: bodyLimit}
+			defer b.res.releaseAll()
+		}
 		b.armed = rc.SetReadDeadline(time.Now().Add(timeout)) == nil
+		// A copy: net/http must still see its own body in the request it
+		// passed, to answer a 100-continue request that was not read (a 413
+		// for its declared length, a 404) at once and close, rather than
+		// wait for a body its client holds back until the answer.
+		r = r.WithContext(r.Context())
 		r.Body = b
 		gw := &guardWriter{ResponseWriter: w, body: b}
 		next.ServeHTTP(gw, r)
@@ -74,6 +91,7 @@ type guardedBody struct {
 	src     io.ReadCloser
 	rc      *http.ResponseController
 	timeout time.Duration
+	res     *reservation // nil: no max_inflight_body_bytes
 
 	mu       sync.Mutex
 	armed    bool  // the read deadline is set
@@ -83,7 +101,16 @@ type guardedBody struct {
 }
 
 func (b *guardedBody) Read(p []byte) (int, error) {
+	if b.res != nil {
+		var err error
+		if p, err = b.res.reserve(p); err != nil {
+			return 0, err
+		}
+	}
 	n, err := b.src.Read(p)
+	if b.res != nil {
+		b.res.read(n)
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.read += int64(n)
@@ -118,6 +145,9 @@ func (b *guardedBody) drain(limit, declared int64) {
 	b.mu.Unlock()
 	if done || left <= 0 {
 		return
+	}
+	if b.res != nil {
+		b.res.discard()
 	}
 	_, _ = io.CopyN(io.Discard, b, left)
 }

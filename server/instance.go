@@ -37,6 +37,13 @@ type InstanceOptions struct {
 	// negative) means Config.BodyReadTimeout, and when that is not positive
 	// either, config.DefaultBodyReadTimeout (30 s).
 	BodyReadTimeout time.Duration
+	// MaxInflightBodyBytes bounds the bytes of the request bodies the
+	// instance reads and holds at once, on both doors (see
+	// [Instance.Handler]). 0 (or negative) means Config.MaxInflightBodyBytes,
+	// and when that is not positive either,
+	// config.DefaultMaxInflightBodyBytes (256 MiB). A value below the body
+	// limit is raised to it.
+	MaxInflightBodyBytes int64
 	// Config is the instance's configuration as loaded (host, port,
 	// expose_tools_over_mcp, mcp_token_secret, mcp_allowed_hosts, ...),
 	// kept on the Instance for extensions to read. The zero value stands for
@@ -145,6 +152,9 @@ type Instance struct {
 	MaxBodyBytes int64
 	// BodyReadTimeout is the body read deadline in force (> 0).
 	BodyReadTimeout time.Duration
+	// MaxInflightBodyBytes is the bound in force on the bytes of request
+	// bodies read and held at once (>= MaxBodyBytes + 1).
+	MaxInflightBodyBytes int64
 	// Logger is the instance's logger, with its "instance" attribute.
 	Logger *slog.Logger
 
@@ -219,6 +229,14 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 	inst := &Instance{Name: name, ServerType: serverType, Config: opts.Config,
 		Sessions: sm, MaxBodyBytes: limit, Logger: log, secrets: secrets}
 	inst.BodyReadTimeout = bodyTimeout
+	inst.MaxInflightBodyBytes = opts.MaxInflightBodyBytes
+	if inst.MaxInflightBodyBytes <= 0 {
+		inst.MaxInflightBodyBytes = opts.Config.MaxInflightBodyBytes
+	}
+	if inst.MaxInflightBodyBytes <= 0 {
+		inst.MaxInflightBodyBytes = config.DefaultMaxInflightBodyBytes
+	}
+	inst.MaxInflightBodyBytes = max(inst.MaxInflightBodyBytes, limit+1)
 
 	// The MCP door goes first among the extensions, when the config asks.
 	exts := opts.Extensions
@@ -228,6 +246,7 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 	fopts := framework.Options{Name: name, Logger: log}
 	fopts.ToolTimeout, fopts.ToolTimeouts = opts.Config.ToolTimeout, opts.Config.ToolTimeouts
 	fopts.NoCloseSession = opts.Config.NoCloseSession
+	fopts.MaxJSONDepth, fopts.MaxJSONElements = opts.Config.MaxJSONDepth, opts.Config.MaxJSONElements
 	fopts.CloseSession = func(ctx context.Context) error { return closeSession(ctx, sm) }
 	for _, ext := range exts {
 		if ext.Configure != nil {
@@ -249,7 +268,7 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 			}
 		}
 	}
-	inst.handler = guardBody(bodyTimeout, limit, sm.Middleware(limitBody(limit, ownBody(exts), h)))
+	inst.handler = guardBody(bodyTimeout, limit, newByteBudget(inst.MaxInflightBodyBytes), sm.Middleware(limitBody(limit, ownBody(exts), h)))
 	return inst, nil
 }
 
@@ -274,6 +293,12 @@ func closeSession(ctx context.Context, sm *session.Manager) error {
 // a 413 the rest of the body is read and discarded, within the deadline and
 // up to twice max_body_bytes, at least max_body_bytes + [MinDrainBytes], so
 // that a client that writes its whole body before reading sees the 413).
+// The bodies being read and held at once are bounded by
+// MaxInflightBodyBytes (max_inflight_body_bytes): a body reserves its
+// Content-Length when first read (a chunked body, as it is read) until its
+// handler returns; one that finds no room within [InflightWait] is answered
+// 503 with Retry-After: 1 ({"detail":"Server busy: ...
+// max_inflight_body_bytes ..."}; on /mcp the JSON-RPC error form).
 // Request logging and the header timeout belong to the [Host] that serves
 // it.
 func (in *Instance) Handler() http.Handler { return in.handler }

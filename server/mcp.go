@@ -28,8 +28,10 @@ func mcpExtension() Extension {
 				AllowedHosts: inst.Config.MCPAllowedHosts,
 				Loopback:     mcpexpose.IsLoopback(inst.Config.Host),
 				MaxBodyBytes: inst.MaxBodyBytes,
-				Sessions:     inst.Sessions,
-				Logger:       inst.Logger,
+				JSONLimits: framework.JSONLimits{MaxDepth: inst.Config.MaxJSONDepth,
+					MaxElements: inst.Config.MaxJSONElements},
+				Sessions: inst.Sessions,
+				Logger:   inst.Logger,
 			})
 			if err != nil {
 				return err

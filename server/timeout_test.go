@@ -166,8 +166,8 @@ func mcpCall(t *testing.T, ts *httptest.Server, token, name, args string) (strin
 }
 
 // A client that sends its headers and stalls the body is answered 408 and
-// its connection closed after body_read_timeout, on the HTTP door; the MCP
-// door's connection is closed too (with its own 400). The deadline ends
+// its connection closed after body_read_timeout, on both doors (the MCP
+// door with a JSON-RPC error body). The deadline ends
 // once the body is read: a tool may run longer than it, on both doors,
 // with its context intact.
 func TestBodyReadDeadline(t *testing.T) {
@@ -192,7 +192,8 @@ func TestBodyReadDeadline(t *testing.T) {
 				t.Errorf("%s: stalled body answered\n%s", path, got)
 			}
 		case "/mcp":
-			if status != "HTTP/1.1 400 Bad Request" || !strings.Contains(got, "Connection: close") {
+			if status != "HTTP/1.1 408 Request Timeout" || !strings.Contains(got, "Connection: close") ||
+				!strings.HasSuffix(got, `{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Request body not received within 500ms (body_read_timeout)"}}`) {
 				t.Errorf("%s: stalled body answered\n%s", path, got)
 			}
 		}

@@ -39,7 +39,62 @@ var (
 	// digits (Python's ValueError "Exceeds the limit (4300 digits) for
 	// integer string conversion"). Parse wraps it with the digit count.
 	ErrIntTooLong = errors.New("Exceeds the limit (4300 digits) for integer string conversion")
+	// ErrTooManyElements means a body holds more JSON values than
+	// Limits.MaxElements allows (see [LimitError]).
+	ErrTooManyElements = errors.New("pyjson: too many JSON elements")
 )
+
+// Limits bound one parse (see [ParseLimited]). The zero value is [Parse]'s:
+// MaxDepth levels, any number of elements.
+type Limits struct {
+	// MaxDepth is the deepest nesting of arrays and objects accepted: n
+	// nested containers parse, n+1 give a *LimitError. 0, or a value above
+	// the package's MaxDepth, means MaxDepth (whose excess then is a
+	// *LimitError too, not ErrTooDeep).
+	MaxDepth int
+	// MaxElements is the most JSON values a document may hold: every
+	// scalar, array and object counts one, the document itself included
+	// (object keys do not count). It is checked while parsing, so the
+	// memory a parse holds is bounded by it. 0 (or negative) means no limit.
+	MaxElements int
+}
+
+// LimitKind names the limit of a [LimitError].
+type LimitKind int
+
+// The limits of [Limits].
+const (
+	// LimitDepth is Limits.MaxDepth.
+	LimitDepth LimitKind = iota + 1
+	// LimitElements is Limits.MaxElements.
+	LimitElements
+)
+
+// LimitError is a [ParseLimited] failure for a document beyond its
+// [Limits]: errors.Is matches it with ErrTooDeep (LimitDepth) or
+// ErrTooManyElements (LimitElements).
+type LimitError struct {
+	// Kind is the limit exceeded.
+	Kind LimitKind
+	// Max is its value in force.
+	Max int
+}
+
+// Error names the limit and its value.
+func (e *LimitError) Error() string {
+	if e.Kind == LimitDepth {
+		return "pyjson: JSON nested deeper than " + strconv.Itoa(e.Max) + " levels"
+	}
+	return "pyjson: more than " + strconv.Itoa(e.Max) + " JSON elements"
+}
+
+// Unwrap returns ErrTooDeep or ErrTooManyElements.
+func (e *LimitError) Unwrap() error {
+	if e.Kind == LimitDepth {
+		return ErrTooDeep
+	}
+	return ErrTooManyElements
+}
 
 // SyntaxError is CPython's json.JSONDecodeError for the same input.
 //
@@ -112,16 +167,41 @@ func Parse(data []byte) (Value, error) {
 	return v, err
 }
 
-// Valid reports whether Parse would accept data, without building the value.
-func Valid(data []byte) bool {
+// ParseLimited is [Parse] within lim: a document nested deeper than
+// lim.MaxDepth, or holding more than lim.MaxElements values, gives a
+// *LimitError as soon as the parse reaches the excess (the first limit met
+// in reading order wins, and so does a syntax error before it), so the
+// values a parse builds are never more than lim.MaxElements.
+func ParseLimited(data []byte, lim Limits) (Value, error) {
 	text, sur, err := decodeText(data)
 	if err != nil {
-		return false
+		return Value{}, err
+	}
+	p := getParser(text, sur, false)
+	p.limit(lim)
+	v, err := p.document()
+	putParser(p)
+	return v, err
+}
+
+// Valid reports whether Parse would accept data, without building the value.
+func Valid(data []byte) bool { return Check(data, Limits{}) == nil }
+
+// Check returns the error [ParseLimited] would return for data and lim,
+// without building the value (no allocation but the decoding of UTF-16 and
+// UTF-32 texts).
+func Check(data []byte, lim Limits) error {
+	text, sur, err := decodeText(data)
+	if err != nil {
+		return err
 	}
 	p := getParser(text, sur, true)
+	if lim != (Limits{}) {
+		p.limit(lim)
+	}
 	_, err = p.document()
 	putParser(p)
-	return err == nil
+	return err
 }
 
 // parser holds one parse. Only the scratch stacks survive a parse (pooled).
@@ -131,8 +211,12 @@ type parser struct {
 	sur  bool   // data holds UTF-8-encoded surrogates (ED A0..BF xx)
 	only bool   // validate only: build nothing
 
-	depth int
-	err   error
+	depth    int
+	maxDepth int  // MaxDepth unless limited
+	limited  bool // exceeding maxDepth is a *LimitError
+	elems    int  // values begun so far
+	maxElems int  // 0: no limit
+	err      error
 
 	vals []Value  // scratch stack of array items being collected
 	mems []Member // scratch stack of object members being collected
@@ -157,6 +241,7 @@ func getParser(text []byte, sur, only bool) *parser {
 	p.data = text
 	p.sur = sur
 	p.only = only
+	p.maxDepth = MaxDepth
 	if !only {
 		p.s = string(text)
 	}
@@ -167,6 +252,7 @@ func getParser(text []byte, sur, only bool) *parser {
 
 func putParser(p *parser) {
 	p.data, p.s, p.err, p.depth = nil, "", nil, 0
+	p.limited, p.elems, p.maxElems = false, 0, 0
 	p.valSlab, p.memSlab = nil, nil
 	// Drop references the scratch stacks still hold.
 	clear(p.vals[:p.valHigh])
@@ -183,6 +269,25 @@ func putParser(p *parser) {
 	}
 	p.vals, p.mems, p.buf = p.vals[:0], p.mems[:0], p.buf[:0]
 	parserPool.Put(p)
+}
+
+// limit puts the parse under lim.
+func (p *parser) limit(lim Limits) {
+	p.limited = true
+	if lim.MaxDepth > 0 && lim.MaxDepth < MaxDepth {
+		p.maxDepth = lim.MaxDepth
+	}
+	p.maxElems = max(lim.MaxElements, 0)
+}
+
+// tooDeep records the error of a container nested deeper than maxDepth.
+func (p *parser) tooDeep() (Value, int) {
+	if p.limited {
+		p.err = &LimitError{Kind: LimitDepth, Max: p.maxDepth}
+	} else {
+		p.err = ErrTooDeep
+	}
+	return Value{}, -1
 }
 
 // document is json.JSONDecoder.decode: skip whitespace, one value, skip
@@ -239,6 +344,10 @@ func (p *parser) value(i int) (Value, int) {
 	n := len(d)
 	if i >= n {
 		return Value{}, p.fail(msgExpectingValue, i)
+	}
+	if p.elems++; p.maxElems > 0 && p.elems > p.maxElems {
+		p.err = &LimitError{Kind: LimitElements, Max: p.maxElems}
+		return Value{}, -1
 	}
 	switch d[i] {
 	case '"':
@@ -515,9 +624,8 @@ func hex4(b []byte) (rune, bool) {
 
 // object is _parse_object_unicode; start is at '{'.
 func (p *parser) object(start int) (Value, int) {
-	if p.depth++; p.depth > MaxDepth {
-		p.err = ErrTooDeep
-		return Value{}, -1
+	if p.depth++; p.depth > p.maxDepth {
+		return p.tooDeep()
 	}
 	d := p.data
 	n := len(d)
@@ -630,9 +738,8 @@ func (p *parser) popMembers(base int) []Member {
 
 // array is _parse_array_unicode; start is at '['.
 func (p *parser) array(start int) (Value, int) {
-	if p.depth++; p.depth > MaxDepth {
-		p.err = ErrTooDeep
-		return Value{}, -1
+	if p.depth++; p.depth > p.maxDepth {
+		return p.tooDeep()
 	}
 	d := p.data
 	n := len(d)

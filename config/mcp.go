@@ -1,0 +1,69 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// MCPConfig is the mcp block of a server block (next to expose_tools_over_mcp): how the MCP
+// door presents the instance to MCP clients. It only matters with expose_tools_over_mcp: true.
+// Its zero value (the block absent, or null) is NeMo Gym's behaviour: every exposed tool listed
+// and callable, serverInfo {name: <instance>, version: <gymkit's version>}, no instructions,
+// arguments passed to validation as sent.
+//
+//	mcp:
+//	  tools: [get_weather, get_forecast]   # allow-list for tools/list and tools/call
+//	  server_info: {name: weather, version: "1.2.0", title: Weather, instructions: "Call get_weather first."}
+//	  coerce_json_strings: true            # decode "[1,2]" sent for an array field
+type MCPConfig struct {
+	// Tools (mcp.tools) is an allow-list of tool names that governs tools/list and tools/call:
+	// a tool it does not name answers exactly as a nonexistent one. Names that are not exposed
+	// tools are ignored (the door logs them once at startup). nil (absent or null): every
+	// exposed tool; an empty list exposes none. A rollout's own allow-list (the session
+	// token's) still narrows it.
+	Tools []string `koanf:"tools"`
+	// ServerInfo (mcp.server_info) is what initialize answers about the server.
+	ServerInfo MCPServerInfo `koanf:"server_info"`
+	// CoerceJSONStrings (mcp.coerce_json_strings, default false) repairs a tools/call argument
+	// sent as a JSON string where the tool's input schema asks for an array or an object: a
+	// string that starts with [ or { (after white space) and parses as JSON is decoded before
+	// validation. Top-level fields only; anything else is left to validation.
+	CoerceJSONStrings bool `koanf:"coerce_json_strings"`
+}
+
+// MCPServerInfo is mcp.server_info: the initialize result's serverInfo and instructions. An
+// empty field takes its default.
+type MCPServerInfo struct {
+	// Name is serverInfo.name (default: the instance name). The "server_name" of the seed's
+	// mcp key stays the instance name, which NeMo's agents build tool names from.
+	Name string `koanf:"name"`
+	// Version is serverInfo.version (default: gymkit's module version).
+	Version string `koanf:"version"`
+	// Title is serverInfo.title, a display name (default: none).
+	Title string `koanf:"title"`
+	// Instructions is the initialize result's instructions, a hint for the client's model
+	// (default: none).
+	Instructions string `koanf:"instructions"`
+}
+
+// mcpProblems reports the unknown keys of the mcp block and its server_info (with the closest
+// key as the suggestion) and empty tool names, and makes a present, non-null mcp.tools a
+// non-nil list (an empty allow-list exposes nothing). null for mcp means the defaults.
+func (c *Config) mcpProblems(bkey string, data map[string]any, fw *frameworkConfig, bad map[string]bool) Problems {
+	var ps Problems
+	raw, ok := data["mcp"].(map[string]any)
+	if !ok || bad["mcp"] {
+		return nil // absent, null, or not a mapping (a type error already reported)
+	}
+	Instance{src: c.src}.unknownKeys(&ps, joinKey(bkey, "mcp"), raw, reflect.TypeFor[MCPConfig](), false)
+	if v, ok := raw["tools"]; ok && v != nil && fw.MCP.Tools == nil {
+		fw.MCP.Tools = []string{}
+	}
+	for i, name := range fw.MCP.Tools {
+		if name == "" && !bad[fmt.Sprintf("mcp.tools[%d]", i)] {
+			ps = append(ps, c.src.problem(fmt.Sprintf("%s[%d]", joinKey(joinKey(bkey, "mcp"), "tools"), i),
+				"must be a tool name, got an empty string", ""))
+		}
+	}
+	return ps
+}

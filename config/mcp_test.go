@@ -1,0 +1,70 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestMCPBlock(t *testing.T) {
+	t.Parallel()
+	dir := writeDir(t, map[string]string{"c.yaml": server("a", "expose_tools_over_mcp: true",
+		"mcp: {tools: [get_weather, lookup], coerce_json_strings: true, server_info: {name: weather, version: '1.2', title: Weather, instructions: Be brief.}}") +
+		server("b", "mcp: {tools: []}") + server("c", "mcp: null") + server("d", "mcp: {tools: null, server_info: null}") + server("e")})
+	c := mustLoad(t, opts(dir, []string{"c.yaml"}))
+	a, _ := c.Instance("a")
+	want := MCPConfig{Tools: []string{"get_weather", "lookup"}, CoerceJSONStrings: true,
+		ServerInfo: MCPServerInfo{Name: "weather", Version: "1.2", Title: "Weather", Instructions: "Be brief."}}
+	if !reflect.DeepEqual(a.MCP, want) {
+		t.Errorf("a.MCP = %+v, want %+v", a.MCP, want)
+	}
+	if b, _ := c.Instance("b"); b.MCP.Tools == nil || len(b.MCP.Tools) != 0 {
+		t.Errorf("b: tools: [] gave %#v, want an empty non-nil allow-list", b.MCP.Tools)
+	}
+	for _, name := range []string{"c", "d", "e"} {
+		if inst, _ := c.Instance(name); !reflect.DeepEqual(inst.MCP, MCPConfig{}) {
+			t.Errorf("%s.MCP = %#v, want the zero value (NeMo's behaviour)", name, inst.MCP)
+		}
+	}
+	// mcp is a framework key: a server's Decode does not see it.
+	var own struct {
+		X int `koanf:"x"`
+	}
+	if err := a.Decode(&own); err != nil {
+		t.Errorf("Decode: %v", err)
+	}
+}
+
+func TestMCPBlockProblems(t *testing.T) {
+	t.Parallel()
+	const blk = "w.resources_servers.w"
+	tests := []struct {
+		name, line, key, message, suggest string
+	}{
+		{"not a mapping", "mcp: [a]", blk + ".mcp", "expected a map", ""},
+		{"unknown key", "mcp: {tool: [a]}", blk + ".mcp.tool", "unknown key", "tools"},
+		{"unknown key, no suggestion", "mcp: {zzzzzz: 1}", blk + ".mcp.zzzzzz", "the keys here are coerce_json_strings, server_info, tools", ""},
+		{"tools not a list", "mcp: {tools: get_weather}", blk + ".mcp.tools", "expected a list", ""},
+		{"tool not a string", "mcp: {tools: [1]}", blk + ".mcp.tools[0]", "expected a string", ""},
+		{"empty tool name", "mcp: {tools: ['']}", blk + ".mcp.tools[0]", "must be a tool name, got an empty string", ""},
+		{"coerce not a bool", "mcp: {coerce_json_strings: maybe}", blk + ".mcp.coerce_json_strings", "expected true or false", ""},
+		{"server_info not a mapping", "mcp: {server_info: weather}", blk + ".mcp.server_info", "expected a map", ""},
+		{"server_info unknown key", "mcp: {server_info: {nam: x}}", blk + ".mcp.server_info.nam", "unknown key", "name"},
+		{"server_info name not a string", "mcp: {server_info: {name: [x]}}", blk + ".mcp.server_info.name", "expected a string", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeDir(t, map[string]string{"c.yaml": server("w", tt.line)})
+			_, err := Load(opts(dir, []string{"c.yaml"}))
+			ps := problemsOf(t, err)
+			if len(ps) != 1 {
+				t.Fatalf("want one problem, got:\n%v", err)
+			}
+			p := findProblem(t, ps, tt.key)
+			if !strings.Contains(p.Message, tt.message) || p.Suggestion != tt.suggest {
+				t.Errorf("problem = %+v\nwant message %q, suggestion %q", p, tt.message, tt.suggest)
+			}
+		})
+	}
+}

@@ -39,6 +39,14 @@ type frameworkConfig struct {
 	MaxJSONElements    int           `koanf:"max_json_elements"`
 	// MaxInflightBodyBytes is max_inflight_body_bytes.
 	MaxInflightBodyBytes int64 `koanf:"max_inflight_body_bytes"`
+	// MaskInternalErrors is mask_internal_errors.
+	MaskInternalErrors bool `koanf:"mask_internal_errors"`
+	// MCP is the mcp block (see MCPConfig).
+	MCP MCPConfig `koanf:"mcp"`
+	// Auth is the auth block (see AuthConfig); nil when absent or null.
+	Auth *AuthConfig `koanf:"auth"`
+	// CORS is the cors block (see CORSConfig); nil when absent or null.
+	CORS *CORSConfig `koanf:"cors"`
 }
 
 // metadataKeys are framework keys NeMo's tools read (not gymkit): accepted with any value.
@@ -73,7 +81,9 @@ func isFrameworkKey(k string) bool {
 // domain, host, port, num_workers (accepted, not used), expose_tools_over_mcp, session_secret (and
 // its older name mcp_token_secret), allow_weak_secret, mcp_allowed_hosts, max_body_bytes,
 // session_idle_timeout, session_lifetime, close_session, body_read_timeout, tool_timeout,
-// tool_timeouts, max_json_depth, max_json_elements, max_inflight_body_bytes, and NeMo's metadata
+// tool_timeouts, max_json_depth, max_json_elements, max_inflight_body_bytes, mask_internal_errors, mcp (a mapping of
+// tools, server_info and coerce_json_strings, see [MCPConfig]), auth (bearer authentication, see
+// [AuthConfig]), cors (see [CORSConfig]), and NeMo's metadata
 // verified, description, value, datasets, allowed_agents and allowed_model_types (any value). Every other key belongs to the server.
 type Instance struct {
 	// Name is the top-level key: the MCP server_name, the session cookie suffix, the log field.
@@ -140,6 +150,19 @@ type Instance struct {
 	// instance reads and holds at once; a request that does not fit within a second is answered
 	// 503 with Retry-After.
 	MaxInflightBodyBytes int64
+	// MaskInternalErrors (mask_internal_errors, default false) replaces the detail of every 500
+	// answer, on both doors, with a generic text and an error id that is logged with the real
+	// detail (see framework.Options.MaskInternalErrors).
+	MaskInternalErrors bool
+	// MCP is the mcp block (mcp.tools, mcp.server_info, mcp.coerce_json_strings): how the MCP
+	// door presents the instance to MCP clients; the zero value is NeMo Gym's behaviour.
+	MCP MCPConfig
+	// Auth is the auth block: bearer authentication of /mcp (and, with auth.http, of the HTTP
+	// routes); nil (absent or null) authenticates nothing, as NeMo Gym.
+	Auth *AuthConfig
+	// CORS is the cors block: the origins whose browsers may call /mcp; nil (absent or null)
+	// allows none.
+	CORS *CORSConfig
 	// Raw is the server block with every interpolation resolved, as written (no defaults
 	// filled in). Read-only: it may share maps with other values of the configuration.
 	Raw map[string]any
@@ -201,7 +224,7 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 			data[k] = v
 		}
 	}
-	for _, k := range []string{"max_body_bytes", "session_idle_timeout", "session_lifetime", "close_session"} {
+	for _, k := range []string{"max_body_bytes", "session_idle_timeout", "session_lifetime", "close_session", "mcp", "auth", "cors"} {
 		if v, ok := data[k]; ok && v == nil {
 			delete(data, k) // null means the default
 		}
@@ -233,6 +256,8 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 	ps = append(ps, c.sessionProblems(bkey, data, &fw, bad)...)
 	ps = append(ps, c.timeoutProblems(bkey, data, &fw, bad)...)
 	ps = append(ps, c.limitProblems(bkey, data, &fw, bad)...)
+	ps = append(ps, c.mcpProblems(bkey, data, &fw, bad)...)
+	ps = append(ps, c.authProblems(bkey, data, &fw, bad)...)
 	secrets, sps := c.secrets(bkey, data, bad)
 	ps = append(ps, sps...)
 	raw, copied := block, false // secrets redacted, in a copy
@@ -274,6 +299,10 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 		MaxJSONDepth:         fw.MaxJSONDepth,
 		MaxJSONElements:      fw.MaxJSONElements,
 		MaxInflightBodyBytes: fw.MaxInflightBodyBytes,
+		MaskInternalErrors:   fw.MaskInternalErrors,
+		MCP:                  fw.MCP,
+		Auth:                 fw.Auth,
+		CORS:                 fw.CORS,
 	}, ps
 }
 

@@ -73,6 +73,16 @@ type Options struct {
 	// body with more is answered 413 {"detail":"Request body too complex:
 	// ... (max_json_elements)"}. Zero or negative: [DefaultMaxJSONElements].
 	MaxJSONElements int
+	// MaskInternalErrors (config mask_internal_errors) replaces the detail
+	// of every 500 answer, on both doors, with "Internal error (id <id>)",
+	// <id> being 16 random hex digits logged ("internal error masked", at
+	// Error) with the real error: HTTP keeps the shape (a JSON string for
+	// a plain error or a panic, {"detail": ...} for an Errorf 500); over
+	// MCP the isError text is "HTTP 500 from POST /<tool>: Internal error
+	// (id <id>)". Other statuses, a detail an [ErrorTexter] chose, and the
+	// MCP door's own answers are left alone. Zero: details are shown
+	// (NeMo's behaviour).
+	MaskInternalErrors bool
 }
 
 // App is one built server instance: its routes compiled once, ready to serve
@@ -128,11 +138,19 @@ func Build(ctx context.Context, srv Server, opts Options) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server %s: %w", describe(srv, opts.Name), err)
 	}
+	chain, err := composeChain(log, r.interceptors)
+	if err != nil {
+		return nil, fmt.Errorf("server %s: Intercept: %w", describe(srv, opts.Name), err)
+	}
+	hooks := &callHooks{chain: chain, mask: opts.MaskInternalErrors, log: log}
+	if et, ok := srv.(ErrorTexter); ok {
+		hooks.text = et
+	}
 	for _, t := range r.tools {
-		t.limits = limits
+		t.limits, t.hooks = limits, hooks
 	}
 	if r.catchAll != nil {
-		r.catchAll.limits = limits
+		r.catchAll.limits, r.catchAll.hooks = limits, hooks
 	}
 	a := &App{srv: srv, name: opts.Name, log: log, tools: r.tools, catchAll: r.catchAll,
 		seed: r.seed, verify: r.verify, mw: r.middleware, opts: opts,
@@ -208,7 +226,7 @@ func (a *App) buildHandler() http.Handler {
 		mux.Post(t.path, a.toolHandler(t, ""))
 	}
 	if a.catchAll != nil {
-		t := &Tool{Name: "{tool}", path: "/{tool}", invoke: a.catchAll.invoke, catchAll: true, limits: a.catchAll.limits}
+		t := &Tool{Name: "{tool}", path: "/{tool}", invoke: a.catchAll.invoke, catchAll: true, limits: a.catchAll.limits, hooks: a.catchAll.hooks}
 		mux.Post("/{tool}", a.toolHandler(t, "tool"))
 	}
 	mux.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -565,6 +583,12 @@ func (a *App) writeResult(w http.ResponseWriter, r *http.Request, res any) {
 }
 
 func (a *App) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	contentType := errors.Is(err, errContentType)
+	if a.opts.MaskInternalErrors {
+		// Tool calls are masked by their policy already (settled); this
+		// covers the other routes and panics outside a tool.
+		err = maskError(r.Context(), a.log, err, "path", r.URL.Path)
+	}
 	st := StatusOf(err)
 	if st.Code >= 500 {
 		// A 5xx the handler chose (Errorf) is an answer, not a fault: warn.
@@ -575,7 +599,7 @@ func (a *App) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			level = slog.LevelWarn
 		}
 		attrs := []any{"path", r.URL.Path, "status", st.Code, "error", err}
-		if errors.Is(err, errContentType) {
+		if contentType {
 			level = slog.LevelWarn
 			attrs = append(attrs, "hint", "the body was not read: send Content-Type: application/json (NeMo answers this 500 too)")
 		}

@@ -24,13 +24,16 @@ type Router struct {
 	seed       *Tool
 	verify     *verifyRoute
 	middleware []func(http.Handler) http.Handler
-	errs       []error
+	// interceptors wrap every tool call on both doors (Intercept).
+	interceptors []Interceptor
+	errs         []error
 }
 
 // Use adds HTTP middleware around every route of this server (outermost first).
 // Note that the MCP door calls tools directly and would skip it, so a server
 // that uses middleware cannot expose its tools over MCP (startup refuses it,
 // as NeMo's installer refuses non-Gym middleware, contract d.2 step 3a).
+// To wrap tool calls on both doors, use [Intercept].
 func (r *Router) Use(mw ...func(http.Handler) http.Handler) {
 	r.middleware = append(r.middleware, mw...)
 }
@@ -175,6 +178,7 @@ type dispatcher struct {
 	h      DispatchFunc
 	used   bool        // some exposed tool dispatches through it
 	limits *toolLimits // the tools' timeouts, set by Build
+	hooks  *callHooks  // the App's interceptors and error policy, set by Build
 }
 
 // Dispatch registers the catch-all POST /{tool} of a dispatcher server (NeMo's
@@ -233,5 +237,6 @@ func (c *CatchAll) Tool(name string, inputSchema json.RawMessage, description st
 		path:        "/{tool}",
 		catchAll:    true,
 		limits:      c.d.limits,
+		hooks:       c.d.hooks,
 	}
 }

@@ -18,7 +18,7 @@ import (
 // An environment embeds [Base] for the defaults and registers a factory with
 // [Register]. Optional behaviour is given by methods of the environment's own
 // type (hooks): [ToolsProvider], [SessionToolFilter], [Provisioner],
-// [MetricsComputer], [KeyMetricsProvider], [ReverifyModer], [SessionCloser]. The framework finds
+// [MetricsComputer], [KeyMetricsProvider], [ReverifyModer], [SessionCloser], [TokenValidator], [ErrorTexter]. The framework finds
 // them on the outer value (never through Base's methods), so put an interface
 // guard next to each override:
 //

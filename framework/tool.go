@@ -89,6 +89,9 @@ type Tool struct {
 	catchAll bool
 	// limits are the App's tool timeouts (nil: none), looked up by Name.
 	limits *toolLimits
+	// hooks are the App's interceptors and error policy (nil: none, for
+	// the seed and verify routes).
+	hooks *callHooks
 }
 
 // invokeFunc runs one call: args is the parsed body (Kind Null when absent)
@@ -104,9 +107,11 @@ func (t Tool) IsCatchAll() bool { return t.catchAll }
 
 // Call runs the tool once with JSON arguments, as door d: decode and validate
 // (a *ValidationError on failure), call the handler (a panic is recovered and
-// returned as a 500 error) within its timeout if it has one (a 504 *Error
-// past it, see [Options.ToolTimeout]), and return its result, to be
-// encoded by the door.
+// returned as a 500 error) through the interceptors ([Intercept]) and within
+// its timeout if it has one (a 504 *Error past it, see
+// [Options.ToolTimeout]), apply the error policy ([ErrorTexter],
+// [Options.MaskInternalErrors]), and return its result, to be encoded by
+// the door.
 // args may be nil or empty for "no arguments" (the MCP door passes {} then).
 // Call is safe for concurrent use.
 func (t Tool) Call(ctx context.Context, args json.RawMessage, d Door) (any, error) {
@@ -127,9 +132,9 @@ func (t Tool) Call(ctx context.Context, args json.RawMessage, d Door) (any, erro
 	return t.call(context.WithValue(ctx, doorKey{}, d), v, args)
 }
 
-// call runs the tool, within its timeout when it has one (see
-// Options.ToolTimeout); both doors call it.
-func (t Tool) call(ctx context.Context, args pyjson.Value, raw []byte) (any, error) {
+// timed runs the tool, within its timeout when it has one (see
+// Options.ToolTimeout): the innermost invoker of the chain (see call).
+func (t Tool) timed(ctx context.Context, args pyjson.Value, raw []byte) (any, error) {
 	if d := t.limits.of(t.Name); d > 0 {
 		return t.callWithin(ctx, d, args, raw)
 	}

@@ -103,16 +103,19 @@ func objectSchema(s json.RawMessage) error {
 
 // build pre-renders the tool list and makes the MCP server.
 func (d *Door) build(app *framework.App, tools []framework.Tool) error {
+	usesCatchAll := slices.ContainsFunc(tools, framework.Tool.IsCatchAll) // the hook's choice, before mcp.tools
+	tools = d.allowListed(tools)
 	d.tools = make(map[string]*exposed, len(tools))
-	usesCatchAll := false
 	for _, t := range tools {
 		e, err := newExposed(t)
 		if err != nil {
 			return err
 		}
+		if d.coerce {
+			e.repair = repairFields(e.sdkTool.InputSchema.(json.RawMessage))
+		}
 		d.tools[t.Name] = e
 		d.sorted = append(d.sorted, e)
-		usesCatchAll = usesCatchAll || t.IsCatchAll()
 		if q := d.prefix + t.Name; len(q) > maxQualifiedName {
 			d.logAttrs(context.Background(), "MCP tool name is long: clients that prefix tools may reject it",
 				warn, "tool", t.Name, "qualified", q, "length", len(q), "limit", maxQualifiedName)
@@ -142,8 +145,9 @@ func (d *Door) build(app *framework.App, tools []framework.Tool) error {
 		d.filter = f
 	}
 
-	srv := mcp.NewServer(&mcp.Implementation{Name: d.instance, Version: gymkitVersion()}, &mcp.ServerOptions{
-		Logger: sdkLogger(d.log),
+	srv := mcp.NewServer(d.implementation(), &mcp.ServerOptions{
+		Logger:       sdkLogger(d.log),
+		Instructions: d.info.Instructions,
 		// tools (without listChanged: a stateless server sends no
 		// notifications) even when nothing is exposed, and logging, which
 		// the SDK implements (logging/setLevel).

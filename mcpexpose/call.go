@@ -164,8 +164,12 @@ func (d *Door) call(ctx context.Context, req *mcp.CallToolRequest) *callResult {
 	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
 		args = nil // missing arguments are {} (Tool.Call substitutes it)
 	}
+	if e.repair != nil && args != nil {
+		args = d.repairArgs(ctx, e, args) // mcp.coerce_json_strings
+	}
 	res, err := d.run(ctx, e, c.SID, args)
 	if err != nil {
+		err = d.app.MaskError(ctx, err, "tool", name, "door", "mcp") // mask_internal_errors
 		st := framework.StatusOf(err)
 		text := st.MCPText(name)
 		if code := mcpStatus(text); code >= 500 {
@@ -281,7 +285,7 @@ func (d *Door) success(ctx context.Context, e *exposed, res any) *callResult {
 		}
 		err = fmt.Errorf("encoding the response: %w", err)
 		d.logAttrs(ctx, "tool call failed", slog.LevelError, "tool", e.tool.Name, "status", 500, "error", err)
-		return errorResult(framework.StatusOf(err).MCPText(e.tool.Name))
+		return errorResult(framework.StatusOf(d.app.MaskError(ctx, err, "tool", e.tool.Name, "door", "mcp")).MCPText(e.tool.Name))
 	}
 	switch {
 	case len(b) > 0 && b[0] == '{':
@@ -293,7 +297,7 @@ func (d *Door) success(ctx context.Context, e *exposed, res any) *callResult {
 		// pointer's null) breaks the tool's own declaration.
 		err := fmt.Errorf("the tool declares an object outputSchema but returned %s", describeJSON(b))
 		d.logAttrs(ctx, "tool call failed", slog.LevelError, "tool", e.tool.Name, "status", 500, "error", err)
-		return errorResult(framework.StatusOf(err).MCPText(e.tool.Name))
+		return errorResult(framework.StatusOf(d.app.MaskError(ctx, err, "tool", e.tool.Name, "door", "mcp")).MCPText(e.tool.Name))
 	case len(b) > 0 && b[0] == '"':
 		var s string
 		if err := json.Unmarshal(b, &s); err == nil {

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -65,6 +66,11 @@ type Options struct {
 	// "name:port" that port only, "*" any host. A non-empty list turns the
 	// check on whatever address the instance binds.
 	AllowedHosts []string
+	// AllowedOrigins (cors.allowed_origins) are origins (scheme://host[:port],
+	// any case; "*" any) that the DNS-rebinding check accepts in Origin, as
+	// the CORS layer in front of the door allows their browsers. They do not
+	// turn the check on, and Host is still checked. nil: none.
+	AllowedOrigins []string
 	// MaxBodyBytes limits /mcp request bodies (413 beyond); 0 means
 	// DefaultMaxBodyBytes. Pass the instance's max_body_bytes.
 	MaxBodyBytes int64
@@ -81,6 +87,26 @@ type Options struct {
 	// panics, with the attribute door=mcp; give it the instance's logger
 	// (which carries the instance name). Nil: slog.Default().
 	Logger *slog.Logger
+	// Tools (mcp.tools) is an allow-list of the exposed tools the door
+	// serves: a tool it does not name is absent from tools/list and
+	// answered by tools/call exactly as a nonexistent one, and is never
+	// put in a session token. Names that are not exposed tools are
+	// ignored, and logged once by Attach (a warning naming each with the
+	// closest exposed name). nil: every exposed tool (NeMo's behaviour);
+	// empty: none. A session token's allow-list narrows it further.
+	Tools []string
+	// ServerInfo (mcp.server_info) is the initialize answer's serverInfo
+	// and instructions; the zero value is {name: Instance, version:
+	// gymkit's module version}, without instructions.
+	ServerInfo ServerInfo
+	// CoerceJSONStrings (mcp.coerce_json_strings) turns on argument
+	// repair: in a tools/call's arguments, a top-level field whose input
+	// schema asks for an array or an object (and not a string) and whose
+	// value is a string starting with [ or { (after white space) that
+	// parses as JSON gets the decoded value before validation. Each repair
+	// is logged at debug (tool, field) and counted ([Door.ArgumentRepairs]).
+	// Off (NeMo's behaviour): arguments reach validation as sent.
+	CoerceJSONStrings bool
 }
 
 // Door serves one instance's tools over MCP: Streamable HTTP, stateless,
@@ -100,6 +126,10 @@ type Door struct {
 	maxBody    int64
 	jsonLimits framework.JSONLimits
 	hosts      *hostPolicy // nil: no DNS-rebinding check
+	allow      []string    // Options.Tools; nil: every exposed tool
+	info       ServerInfo
+	coerce     bool
+	repairs    atomic.Uint64 // arguments decoded from JSON strings
 
 	app     *framework.App
 	filter  framework.SessionToolFilter // nil: every seed is unrestricted
@@ -114,8 +144,9 @@ type Door struct {
 type exposed struct {
 	tool      framework.Tool
 	sdkTool   *mcp.Tool
-	json      []byte // the tools/list entry, pre-rendered
-	hasOutput bool   // an outputSchema is declared
+	json      []byte          // the tools/list entry, pre-rendered
+	hasOutput bool            // an outputSchema is declared
+	repair    map[string]bool // fields whose JSON-string values are decoded (CoerceJSONStrings)
 }
 
 // New returns a Door for one instance. It fails if Instance or Sessions is
@@ -158,9 +189,13 @@ func New(opts Options) (*Door, error) {
 		signer:     newSigner(secrets...),
 		maxBody:    maxBody,
 		jsonLimits: opts.JSONLimits,
+		allow:      opts.Tools,
+		info:       opts.ServerInfo,
+		coerce:     opts.CoerceJSONStrings,
 	}
 	if opts.Loopback || len(opts.AllowedHosts) > 0 {
 		d.hosts = newHostPolicy(opts.AllowedHosts)
+		d.hosts.allowOrigins(opts.AllowedOrigins)
 	}
 	return d, nil
 }
@@ -234,7 +269,7 @@ func (d *Door) Attach(app *framework.App) error {
 	var errs []error
 	if app.HasMiddleware() {
 		errs = append(errs, errors.New("the server installs non-Gym middleware (Router.Use), which direct MCP dispatch "+
-			"would silently skip: remove the middleware, or set expose_tools_over_mcp: false"))
+			"would silently skip: wrap tool calls with framework.Intercept instead (it runs on both doors), or set expose_tools_over_mcp: false"))
 	}
 	tools, err := d.exposedTools(app)
 	if err != nil {
@@ -270,7 +305,8 @@ func (d *Door) exposedTools(app *framework.App) (tools []framework.Tool, err err
 }
 
 // Tools returns the exposed tools, sorted by name (what an unrestricted
-// tools/list shows). It is nil before Attach.
+// tools/list shows): the Tools hook's answer narrowed by Options.Tools. It
+// is nil before Attach.
 func (d *Door) Tools() []framework.Tool {
 	if d.sorted == nil {
 		return nil

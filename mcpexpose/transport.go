@@ -436,6 +436,25 @@ type hostPolicy struct {
 	any       bool            // "*" was allowed
 	hosts     map[string]bool // lower-case names, any port
 	hostPorts map[string]bool // lower-case "name:port"
+	anyOrigin bool            // "*" was allowed as an origin
+	origins   map[string]bool // lower-case allowed origins (cors.allowed_origins); nil: none
+}
+
+// allowOrigins adds origins (cors.allowed_origins) that Origin may name
+// whatever its host: "*" any.
+func (p *hostPolicy) allowOrigins(origins []string) {
+	for _, o := range origins {
+		o = strings.ToLower(strings.TrimSpace(o))
+		switch {
+		case o == "*":
+			p.anyOrigin = true
+		case o != "":
+			if p.origins == nil {
+				p.origins = map[string]bool{}
+			}
+			p.origins[o] = true
+		}
+	}
 }
 
 func newHostPolicy(allowed []string) *hostPolicy {
@@ -462,7 +481,7 @@ func (p *hostPolicy) check(r *http.Request) (string, bool) {
 	if !p.allowed(r.Host) {
 		return "Forbidden: invalid Host header " + strconv.Quote(r.Host), false
 	}
-	if o := r.Header.Get("Origin"); o != "" {
+	if o := r.Header.Get("Origin"); o != "" && !p.anyOrigin && !p.origins[strings.ToLower(o)] {
 		u, err := url.Parse(o)
 		if err != nil || u.Host == "" || !p.allowed(u.Host) {
 			return "Forbidden: invalid Origin header " + strconv.Quote(o), false

@@ -246,6 +246,7 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 	fopts := framework.Options{Name: name, Logger: log}
 	fopts.ToolTimeout, fopts.ToolTimeouts = opts.Config.ToolTimeout, opts.Config.ToolTimeouts
 	fopts.NoCloseSession = opts.Config.NoCloseSession
+	fopts.MaskInternalErrors = opts.Config.MaskInternalErrors
 	fopts.MaxJSONDepth, fopts.MaxJSONElements = opts.Config.MaxJSONDepth, opts.Config.MaxJSONElements
 	fopts.CloseSession = func(ctx context.Context) error { return closeSession(ctx, sm) }
 	for _, ext := range exts {
@@ -254,6 +255,10 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 				return nil, fail(ext.Name, err)
 			}
 		}
+	}
+	access, err := accessLayers(opts.Config, srv, inst)
+	if err != nil {
+		return nil, fail("", err)
 	}
 	app, err := framework.Build(ctx, srv, fopts)
 	if err != nil {
@@ -268,7 +273,7 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 			}
 		}
 	}
-	inst.handler = guardBody(bodyTimeout, limit, newByteBudget(inst.MaxInflightBodyBytes), sm.Middleware(limitBody(limit, ownBody(exts), h)))
+	inst.handler = access(guardBody(bodyTimeout, limit, newByteBudget(inst.MaxInflightBodyBytes), sm.Middleware(limitBody(limit, ownBody(exts), h))))
 	return inst, nil
 }
 

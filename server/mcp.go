@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/mcpexpose"
 )
@@ -21,17 +22,23 @@ func mcpExtension() Extension {
 		Name: "mcp",
 		Configure: func(inst *Instance, opts *framework.Options) error {
 			d, err := mcpexpose.New(mcpexpose.Options{
-				Instance:     inst.Name,
-				ServerType:   inst.ServerType,
-				Secret:       inst.secrets[0],
-				OldSecrets:   inst.secrets[1:],
-				AllowedHosts: inst.Config.MCPAllowedHosts,
-				Loopback:     mcpexpose.IsLoopback(inst.Config.Host),
-				MaxBodyBytes: inst.MaxBodyBytes,
+				Instance:       inst.Name,
+				ServerType:     inst.ServerType,
+				Secret:         inst.secrets[0],
+				OldSecrets:     inst.secrets[1:],
+				AllowedHosts:   inst.Config.MCPAllowedHosts,
+				AllowedOrigins: corsOrigins(inst.Config.CORS),
+				Loopback:       mcpexpose.IsLoopback(inst.Config.Host),
+				MaxBodyBytes:   inst.MaxBodyBytes,
 				JSONLimits: framework.JSONLimits{MaxDepth: inst.Config.MaxJSONDepth,
 					MaxElements: inst.Config.MaxJSONElements},
 				Sessions: inst.Sessions,
 				Logger:   inst.Logger,
+				Tools:    inst.Config.MCP.Tools,
+				ServerInfo: mcpexpose.ServerInfo{Name: inst.Config.MCP.ServerInfo.Name,
+					Version: inst.Config.MCP.ServerInfo.Version, Title: inst.Config.MCP.ServerInfo.Title,
+					Instructions: inst.Config.MCP.ServerInfo.Instructions},
+				CoerceJSONStrings: inst.Config.MCP.CoerceJSONStrings,
 			})
 			if err != nil {
 				return err
@@ -61,4 +68,12 @@ func isMCPPath(r *http.Request) bool {
 		}
 	}
 	return p == mcpexpose.URLPath || strings.HasPrefix(p, mcpexpose.URLPath+"/")
+}
+
+// corsOrigins returns cors.allowed_origins (nil without a cors block).
+func corsOrigins(c *config.CORSConfig) []string {
+	if c == nil {
+		return nil
+	}
+	return c.AllowedOrigins
 }

@@ -6,7 +6,9 @@
 #   3. weather.mjs: one rollout with the official MCP TypeScript SDK client
 #      (seed over HTTP, initialize, tools/list, tools/call with the session
 #      token, /verify with mcp__example_mcp_weather__get_weather -> reward 1.0);
-#   4. the MCP conformance suite's server scenarios that apply to a stateless
+#   4. toolkit.mjs: math_advanced_calculations with bearer auth and an
+#      mcp.tools allow-list, through the same client (401 JSON, then success);
+#   5. the MCP conformance suite's server scenarios that apply to a stateless
 #      server with its own tools (docs/mcp.md says why the others do not).
 #
 # Everything comes from npm (Node 22 too, as the "node" package). Set GYMKIT to
@@ -30,12 +32,12 @@ if [ -z "$gymkit" ]; then
 fi
 
 work=$(mktemp -d)
-pid=""
+pid="" pid2=""
 cleanup() {
-	if [ -n "$pid" ]; then
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	fi
+	for p in $pid $pid2; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -68,12 +70,39 @@ if [ -z "$mcp" ]; then
 	exit 1
 fi
 
+# A second instance served as a toolkit to general MCP clients: bearer auth
+# (one API key, given to gymkit as its SHA-256) and a config allow-list.
+api_key="gymkit-e2e-api-key-$(date +%s%N)"
+key_hash=$(printf '%s' "$api_key" | sha256sum | awk '{print $1}')
+mathcfg=math_advanced_calculations.resources_servers.math_advanced_calculations
+GYMKIT_E2E_API_KEYS="e2e:$key_hash" \
+	"$gymkit" serve --config "$root/servers/math_advanced_calculations/configs/math_advanced_calculations.yaml" \
+	"$mathcfg.auth.api_keys.env=GYMKIT_E2E_API_KEYS" "$mathcfg.mcp.tools=[add, multiply]" \
+	>"$work/ready2" 2>"$work/log2" &
+pid2=$!
+for _ in $(seq 300); do
+	[ -s "$work/ready2" ] && break
+	kill -0 "$pid2" 2>/dev/null || break
+	sleep 0.1
+done
+line2=$(head -n 1 "$work/ready2" 2>/dev/null || true)
+
 passed=0 failed=0
 if "$node" "$here/weather.mjs" "$base"; then
 	passed=$((passed + 1))
 else
 	failed=$((failed + 1))
 fi
+if [ -n "$line2" ] && "$node" "$here/toolkit.mjs" "$(awk '{print $2}' <<<"$line2")" \
+	"$(tr ' ' '\n' <<<"$line2" | sed -n 's/^mcp=//p')" "$api_key"; then
+	passed=$((passed + 1))
+else
+	echo "e2e: toolkit instance (${line2:-not ready}); its log:" >&2
+	cat "$work/log2" >&2
+	failed=$((failed + 1))
+fi
+kill "$pid2" 2>/dev/null || true
+wait "$pid2" 2>/dev/null || true
 for s in "${scenarios[@]}"; do
 	if (cd "$work" && "$node" "$conformance" server --url "$mcp" --scenario "$s") >"$work/$s.txt" 2>&1; then
 		echo "e2e: conformance $s: $(grep -m1 '^Passed:' "$work/$s.txt" || echo ok)"

@@ -254,7 +254,11 @@ func newToolLimits(def time.Duration, byName map[string]time.Duration, tools []*
 func (t Tool) run(ctx context.Context, args pyjson.Value, raw []byte) (res any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			slog.ErrorContext(ctx, "tool panicked", "tool", t.Name, "door", DoorOf(ctx).String(), "panic", p, "stack", string(debug.Stack()))
+			log := slog.Default()
+			if t.hooks != nil && t.hooks.log != nil {
+				log = t.hooks.log // the App's (the instance's) logger
+			}
+			log.ErrorContext(ctx, "tool panicked", "tool", t.Name, "door", DoorOf(ctx).String(), "panic", p, "stack", string(debug.Stack()))
 			res, err = nil, &panicError{value: p}
 		}
 	}()

@@ -66,7 +66,6 @@ func TestRequiredConfigKeys(t *testing.T) {
 	}
 }
 
-
 type pathEnv struct {
 	DataFile Path            `koanf:"data_file"`
 	Plain    string          `koanf:"plain"`

@@ -127,15 +127,32 @@ func (r *Rollout) MCP() *MCPClient {
 // every request. The session is closed when the test ends. The error is
 // the go-sdk's (initialize failed).
 func (s *Server) ConnectMCP(ctx context.Context, token string) (*MCPClient, error) {
-	hc := &http.Client{Transport: &TokenTransport{Token: token, Base: s.Client().Transport}}
+	return connect(ctx, s.t, s.URL, token, s.Client().Transport)
+}
+
+// DialMCP connects a new go-sdk client to baseURL + "/mcp" (baseURL is
+// "http://host:port", e.g. an httptest.Server's URL, for instances not
+// started with [New]), sending token on every request; it fails the test
+// when initialize fails. The session is closed when the test ends.
+func DialMCP(t testing.TB, baseURL, token string) *MCPClient {
+	t.Helper()
+	c, err := connect(context.Background(), t, baseURL, token, nil)
+	if err != nil {
+		t.Fatalf("servertest: MCP initialize at %s: %v", baseURL, err)
+	}
+	return c
+}
+
+func connect(ctx context.Context, t testing.TB, baseURL, token string, base http.RoundTripper) (*MCPClient, error) {
+	hc := &http.Client{Transport: &TokenTransport{Token: token, Base: base}}
 	c := mcp.NewClient(&mcp.Implementation{Name: "gymkit-servertest", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.URL + mcpexpose.URLPath, HTTPClient: hc,
-		DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: strings.TrimSuffix(baseURL, "/") + mcpexpose.URLPath,
+		HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
 	if err != nil {
 		return nil, err
 	}
-	s.t.Cleanup(func() { _ = cs.Close() })
-	return &MCPClient{Session: cs, t: s.t}, nil
+	t.Cleanup(func() { _ = cs.Close() })
+	return &MCPClient{Session: cs, t: t}, nil
 }
 
 // ListTools returns tools/list's tools (every page), failing the test on a

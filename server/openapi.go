@@ -94,8 +94,14 @@ var fixedSchemas = map[string]string{
 		`"reward":{"type":"number","title":"Reward"}},"additionalProperties":true,"type":"object","required":["responses_create_params","response","reward"],"title":"VerifyResponse"}`,
 	"Status":         `{"properties":{"status":{"type":"string","enum":["ok"],"title":"Status"}},"type":"object","required":["status"],"title":"Status"}`,
 	"Detail":         `{"properties":{"detail":{"title":"Detail"}},"type":"object","required":["detail"],"title":"Detail","description":"An error answer: {\"detail\": <message or list>}."}`,
-	"JSONRPCMessage": `{"additionalProperties":true,"type":["object","array"],"title":"JSONRPCMessage","description":"A JSON-RPC 2.0 message of the MCP Streamable HTTP transport (initialize, tools/list, tools/call, ...)."}`,
+	"JSONRPCMessage": `{"additionalProperties":true,"type":"object","title":"JSONRPCMessage","description":"A JSON-RPC 2.0 message of the MCP Streamable HTTP transport (initialize, tools/list, tools/call, ...); batches are refused."}`,
 }
+
+// Whether an operation validates its body (and so may answer FastAPI's 422).
+const (
+	withValidation = true
+	noValidation   = false
+)
 
 // componentName is what an OpenAPI component key may be (OpenAPI 3.1
 // "Components Object": ^[a-zA-Z0-9\.\-_]+$).
@@ -136,17 +142,16 @@ type pathItem struct {
 // It fails only when a Tools hook returns a tool whose schema is not JSON.
 func OpenAPI(inst *Instance) ([]byte, error) {
 	d := &openAPIDoc{schemas: map[string]json.RawMessage{}}
-	validated := true
-	d.add("/", "get", "Status", "The instance is up: {\"status\":\"ok\"}.", nil, ref("Status"), !validated)
-	d.add("/reverify_mode", "get", "Get Reverify Mode", "", nil, ref("ReverifyMode"), !validated)
+	d.add("/", "get", "Status", "The instance is up: {\"status\":\"ok\"}.", nil, ref("Status"), noValidation)
+	d.add("/reverify_mode", "get", "Get Reverify Mode", "", nil, ref("ReverifyMode"), noValidation)
 	d.add("/seed_session", "post", "Seed Session", "Start a rollout: the answer sets the rollout's session cookie"+
-		mcpSeedNote(inst)+".", ref("SeedSessionRequest"), json.RawMessage(`{}`), validated)
+		mcpSeedNote(inst)+".", ref("SeedSessionRequest"), json.RawMessage(`{}`), withValidation)
 	d.add("/verify", "post", "Verify", "Score a finished rollout: the answer echoes the request and adds reward.",
-		ref("VerifyRequest"), ref("VerifyResponse"), validated)
+		ref("VerifyRequest"), ref("VerifyResponse"), withValidation)
 	d.add("/aggregate_metrics", "post", "Aggregate Metrics", "Compute aggregate metrics from verify responses.",
-		ref("AggregateMetricsRequest"), ref("AggregateMetrics"), validated)
+		ref("AggregateMetricsRequest"), ref("AggregateMetrics"), withValidation)
 	if !inst.Config.NoCloseSession {
-		d.add("/close_session", "post", "Close Session", "End the rollout: free its session state.", nil, json.RawMessage(`{}`), !validated)
+		d.add("/close_session", "post", "Close Session", "End the rollout: free its session state.", nil, json.RawMessage(`{}`), noValidation)
 	}
 	app := inst.App
 	typed := app.Tools()

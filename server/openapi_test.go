@@ -237,8 +237,17 @@ func TestOpenAPIDocument(t *testing.T) {
 					t.Errorf("%s listed but answers %d %s", op, r.Status, r.Body)
 				}
 			}
-			// A typed tool's schemas are exactly those tools/list shows.
+			// Only validated bodies may answer 422.
 			paths := doc["paths"].(map[string]any)
+			for _, op := range []string{"GET /", "GET /reverify_mode", "POST /close_session", "POST /verify", "POST /seed_session"} {
+				method, path, _ := strings.Cut(op, " ")
+				o := paths[path].(map[string]any)[strings.ToLower(method)].(map[string]any)
+				_, has := o["responses"].(map[string]any)["422"]
+				if want := method == "POST" && path != "/close_session"; has != want {
+					t.Errorf("%s: 422 listed %v, want %v", op, has, want)
+				}
+			}
+			// A typed tool's schemas are exactly those tools/list shows.
 			for _, tool := range ts.Instance.App.Tools() {
 				op := paths["/"+tool.Name].(map[string]any)["post"].(map[string]any)
 				if tool.Description != "" && op["description"] != tool.Description {

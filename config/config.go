@@ -141,6 +141,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 
 	c := &Config{src: newSources()}
+	c.src.workDir = workDir
 	merged := koanf.New(".")
 	for _, l := range append(layers, env, over) {
 		if l == nil {
@@ -284,6 +285,7 @@ func (c *Config) discover(tree map[string]any, defaultHost string, logger *slog.
 	// Ports configured on skipped blocks are read with a separate resolver, so that a failure
 	// there is neither reported nor remembered as reported.
 	quiet := newResolver(tree, lookupEnv)
+	var instanceLevel []string // top-level port or host: see instanceKeyProblem
 	for _, name := range sortedKeys(tree) {
 		if isReserved(name) {
 			continue
@@ -293,13 +295,17 @@ func (c *Config) discover(tree map[string]any, defaultHost string, logger *slog.
 			continue
 		}
 		block, ok := tree[name].(map[string]any)
+		if !ok && instanceOnlyKeys[name] {
+			instanceLevel = append(instanceLevel, name)
+			continue
+		}
 		if !ok {
 			// Free top-level values are allowed (interpolation sources like
 			// policy_base_url), but one a single edit away from a setting
 			// gymkit reads is almost surely a typo that would be ignored.
 			for _, setting := range gymkitSettings {
 				if name != setting && editDistance(strings.ToLower(name), setting) == 1 {
-					ps = append(ps, c.src.problem(name, "unknown top-level key, ignored", setting))
+					ps = append(ps, c.src.problem(name, "unknown top-level key: not a setting gymkit reads", setting))
 					break
 				}
 			}
@@ -356,6 +362,9 @@ func (c *Config) discover(tree map[string]any, defaultHost string, logger *slog.
 			}
 		}
 	}
+	for _, k := range instanceLevel {
+		ps = append(ps, c.instanceKeyProblem(k))
+	}
 	// Two instances on one host and port cannot both start.
 	byAddr := map[string]string{}
 	for _, inst := range c.instances {
@@ -370,6 +379,29 @@ func (c *Config) discover(tree map[string]any, defaultHost string, logger *slog.
 		byAddr[addr] = inst.Name
 	}
 	return ps
+}
+
+// instanceOnlyKeys are the instance keys most often given at the top level
+// by mistake (an override port=8000): gymkit refuses them there rather than
+// ignore them.
+var instanceOnlyKeys = map[string]bool{"port": true, "host": true}
+
+// instanceKeyProblem refuses a top-level port or host, suggesting the full
+// key: <instance>.resources_servers.<type>.<key> when there is one instance,
+// and for host, default_host (the host of every instance without one).
+func (c *Config) instanceKeyProblem(key string) Problem {
+	msg := "is not a top-level setting: it is an instance's key, under <instance>.resources_servers.<server type>"
+	sug := ""
+	if len(c.instances) == 1 {
+		sug = c.instances[0].Path() + "." + key
+	}
+	if key == "host" {
+		msg += "; default_host sets the host of every instance that has none"
+		if sug == "" {
+			sug = "default_host"
+		}
+	}
+	return c.src.problem(key, msg, sug)
 }
 
 // skippedPorts returns the ports configured on the servers of a skipped block (errors ignored).

@@ -30,8 +30,15 @@ import (
 // of seconds, encoding.TextUnmarshaler types from strings. A string field takes only a string
 // (quote 1.0 in YAML to keep it a string).
 //
-// Framework keys (see [Instance]) are skipped unless the struct declares them too. Relative paths
-// are not resolved here: a server resolves a data_dir against the process's working directory.
+// A field tagged `required:"true"` (beside its koanf tag) must be present and not null: an
+// absent one is a problem "is required" at its key, located at the block that lacks it. This
+// holds in nested structs too, when their mapping is present.
+//
+// Framework keys (see [Instance]) are skipped unless the struct declares them too. A field of
+// type [Path] (also in nested structs, lists and maps) that holds a relative path is resolved
+// against the directory of the config file that set it (the working directory, for an
+// override on the command line), so that one config serves `gymkit serve` from the repository
+// root and `go test` from the package directory; a plain string is left as written.
 //
 // The error is [Problems] listing every unknown key (with the closest key of that struct, or of
 // the framework at the top level, as the suggestion) and every value of the wrong type, each with
@@ -56,8 +63,12 @@ func (inst Instance) Decode(dst any) error {
 	}
 	var ps Problems
 	inst.unknownKeys(&ps, prefix, data, t, true)
+	inst.requiredKeys(&ps, prefix, data, t)
 	for _, dp := range decodeProblems(decodeStrict(data, dst)) {
 		ps = append(ps, inst.src.problem(joinKey(prefix, dp.name), dp.msg, ""))
+	}
+	if len(ps) == 0 {
+		inst.resolvePaths(prefix, rv.Elem())
 	}
 	sortProblems(ps)
 	return ps.err()
@@ -125,9 +136,10 @@ func (inst Instance) knownKeysHint(names []string, top bool) string {
 
 // fieldSet is what a struct type declares, as mapstructure sees it with decodeStrict's settings.
 type fieldSet struct {
-	types  map[string]reflect.Type
-	names  []string // sorted
-	remain bool
+	types    map[string]reflect.Type
+	names    []string // sorted
+	required []string // keys of fields tagged required:"true", in declaration order
+	remain   bool
 }
 
 func structFields(t reflect.Type) fieldSet {
@@ -161,6 +173,9 @@ func structFields(t reflect.Type) fieldSet {
 				name = f.Name
 			}
 			fs.types[name] = f.Type
+			if f.Tag.Get("required") == "true" {
+				fs.required = append(fs.required, name)
+			}
 		}
 	}
 	walk(t)
@@ -260,19 +275,25 @@ func laxHook(from, to reflect.Value) (any, error) {
 		return toBool(data)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n, err := toInt(data)
+		if err != nil && bigInteger(data) {
+			err = rangeError(t, data)
+		}
 		if err == nil && reflect.Zero(t).OverflowInt(n) {
-			err = fmt.Errorf("%d does not fit in %s", n, t)
+			err = rangeError(t, data)
 		}
 		return n, err
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if u, ok := data.(uint64); ok && !reflect.Zero(t).OverflowUint(u) {
+			return u, nil
+		}
 		n, err := toInt(data)
 		switch {
+		case err != nil && bigInteger(data):
+			return nil, rangeError(t, data)
 		case err != nil:
 			return nil, err
-		case n < 0:
-			return nil, fmt.Errorf("must not be negative, got %d", n)
-		case reflect.Zero(t).OverflowUint(uint64(n)):
-			return nil, fmt.Errorf("%d does not fit in %s", n, t)
+		case n < 0 || reflect.Zero(t).OverflowUint(uint64(n)):
+			return nil, rangeError(t, data)
 		}
 		return uint64(n), nil
 	case reflect.Float32, reflect.Float64:
@@ -301,6 +322,37 @@ func laxHook(from, to reflect.Value) (any, error) {
 		}
 	}
 	return data, nil
+}
+
+// rangeError says which integers a field of type t takes: "must be an integer from -128 to
+// 127 (int8), got integer 300".
+func rangeError(t reflect.Type, got any) error {
+	var lo, hi string
+	switch t.Kind() {
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		lo, hi = "0", strconv.FormatUint(uint64(1)<<(t.Bits()-1)<<1-1, 10)
+	default:
+		lo = strconv.FormatInt(-1<<(t.Bits()-1), 10)
+		hi = strconv.FormatInt(1<<(t.Bits()-1)-1, 10)
+	}
+	return fmt.Errorf("must be an integer from %s to %s (%s), got %s", lo, hi, t, describe(got))
+}
+
+// bigInteger reports whether v is an integer beyond int64 (a YAML integer parsed as uint64, an
+// integral float, a string of digits).
+func bigInteger(v any) bool {
+	switch x := v.(type) {
+	case uint64:
+		return x > math.MaxInt64
+	case uint:
+		return uint64(x) > math.MaxInt64
+	case float64:
+		return x == math.Trunc(x) && !math.IsInf(x, 0)
+	case string:
+		s := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(x), "-"), "+")
+		return s != "" && strings.Trim(s, "0123456789") == ""
+	}
+	return false
 }
 
 func typeError(want string, got any) error {

@@ -214,6 +214,7 @@ func TestLaxConversions(t *testing.T) {
 		I   int           `koanf:"i"`
 		I8  int8          `koanf:"i8"`
 		U   uint          `koanf:"u"`
+		U8  uint8         `koanf:"u8"`
 		F   float32       `koanf:"f"`
 		B   bool          `koanf:"b"`
 		D   time.Duration `koanf:"d"`
@@ -226,8 +227,15 @@ func TestLaxConversions(t *testing.T) {
 	}{
 		{map[string]any{"i": "42", "u": 7.0, "f": "2.5", "b": 1, "d": 1.5, "any": []any{1}}, scalars{I: 42, U: 7, F: 2.5, B: true, D: 1500 * time.Millisecond, Any: []any{1}}, ""},
 		{map[string]any{"b": "OFF", "d": "2h"}, scalars{D: 2 * time.Hour}, ""},
-		{map[string]any{"i8": 300}, scalars{}, "300 does not fit in int8"},
-		{map[string]any{"u": -1}, scalars{}, "must not be negative"},
+		{map[string]any{"i8": 300}, scalars{}, "must be an integer from -128 to 127 (int8), got integer 300"},
+		{map[string]any{"i8": "-129"}, scalars{}, `must be an integer from -128 to 127 (int8), got string "-129"`},
+		{map[string]any{"u": -1}, scalars{}, "must be an integer from 0 to 18446744073709551615 (uint), got integer -1"},
+		{map[string]any{"u8": 256}, scalars{}, "must be an integer from 0 to 255 (uint8), got integer 256"},
+		{map[string]any{"u": uint64(1 << 63)}, scalars{U: 1 << 63}, ""},
+		{map[string]any{"i": uint64(1 << 63)}, scalars{}, "must be an integer from -9223372036854775808 to 9223372036854775807 (int), got integer 9223372036854775808"},
+		{map[string]any{"i": "99999999999999999999"}, scalars{}, `must be an integer from -9223372036854775808 to 9223372036854775807 (int), got string "99999999999999999999"`},
+		{map[string]any{"i": 1e30}, scalars{}, "must be an integer from -9223372036854775808 to 9223372036854775807 (int), got number 1e+30"},
+		{map[string]any{"i": 1.5}, scalars{}, "expected an integer, got number 1.5"},
 		{map[string]any{"b": 2}, scalars{}, "expected true or false, got integer 2"},
 		{map[string]any{"i": true}, scalars{}, "expected an integer, got boolean true"},
 		{map[string]any{"d": true}, scalars{}, "expected a duration"},

@@ -32,7 +32,11 @@
 // keys (config_paths, default_host, head_server, disallowed_ports, port_range_low,
 // port_range_high, use_absolute_ip, ..., uv_*) are never instances. A block whose key is close to
 // resources_servers ("resource_servers") is reported rather than silently ignored. See
-// [Instance] for the framework's keys of a server block.
+// [Instance] for the framework's keys of a server block. A top-level port or host (an override
+// port=8000) is refused with the full key suggested: they belong to one instance.
+//
+// A server's own keys are its struct's koanf-tagged fields ([Instance.Decode]); a field tagged
+// required:"true" must be set, and a [Path] field resolves against its config file's directory.
 //
 // # Merge order
 //

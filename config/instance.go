@@ -32,11 +32,13 @@ type frameworkConfig struct {
 	SessionIdleTimeout time.Duration `koanf:"session_idle_timeout"`
 	SessionLifetime    time.Duration `koanf:"session_lifetime"`
 	CloseSession       bool          `koanf:"close_session"`
-	BodyReadTimeout    time.Duration `koanf:"body_read_timeout"`
-	ToolTimeout        time.Duration `koanf:"tool_timeout"`
-	ToolTimeouts       toolTimeouts  `koanf:"tool_timeouts"`
-	MaxJSONDepth       int           `koanf:"max_json_depth"`
-	MaxJSONElements    int           `koanf:"max_json_elements"`
+	// OpenAPI is openapi (default true): GET /openapi.json and GET /docs.
+	OpenAPI         bool          `koanf:"openapi"`
+	BodyReadTimeout time.Duration `koanf:"body_read_timeout"`
+	ToolTimeout     time.Duration `koanf:"tool_timeout"`
+	ToolTimeouts    toolTimeouts  `koanf:"tool_timeouts"`
+	MaxJSONDepth    int           `koanf:"max_json_depth"`
+	MaxJSONElements int           `koanf:"max_json_elements"`
 	// MaxInflightBodyBytes is max_inflight_body_bytes.
 	MaxInflightBodyBytes int64 `koanf:"max_inflight_body_bytes"`
 	// MaskInternalErrors is mask_internal_errors.
@@ -80,7 +82,7 @@ func isFrameworkKey(k string) bool {
 // The framework's keys are type-checked and defaulted here: entrypoint (accepted, not used),
 // domain, host, port, num_workers (accepted, not used), expose_tools_over_mcp, session_secret (and
 // its older name mcp_token_secret), allow_weak_secret, mcp_allowed_hosts, max_body_bytes,
-// session_idle_timeout, session_lifetime, close_session, body_read_timeout, tool_timeout,
+// session_idle_timeout, session_lifetime, close_session, openapi, body_read_timeout, tool_timeout,
 // tool_timeouts, max_json_depth, max_json_elements, max_inflight_body_bytes, mask_internal_errors, mcp (a mapping of
 // tools, server_info and coerce_json_strings, see [MCPConfig]), auth (bearer authentication, see
 // [AuthConfig]), cors (see [CORSConfig]), and NeMo's metadata
@@ -128,6 +130,9 @@ type Instance struct {
 	// NoCloseSession is close_session: false (default true): POST /close_session then answers
 	// 404 instead of freeing the rollout's state. It stays a reserved name either way.
 	NoCloseSession bool
+	// NoOpenAPI is openapi: false (default true): GET /openapi.json and GET /docs then answer
+	// 404 {"detail":"Not Found"}, as FastAPI(openapi_url=None) does.
+	NoOpenAPI bool
 	// BodyReadTimeout (body_read_timeout, > 0; default [DefaultBodyReadTimeout], 30s) bounds how
 	// long a client may take to send a request body once its headers are read; it does not limit
 	// how long a tool runs. Zero only in an Instance built without YAML (the host then uses the
@@ -217,14 +222,14 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 	ps = append(ps, c.blockProblems(bkey, block)...)
 
 	fw := frameworkConfig{MaxBodyBytes: DefaultMaxBodyBytes, SessionIdleTimeout: DefaultSessionIdleTimeout,
-		SessionLifetime: DefaultSessionLifetime, CloseSession: true}
+		SessionLifetime: DefaultSessionLifetime, CloseSession: true, OpenAPI: true}
 	data := map[string]any{}
 	for k, v := range block {
 		if isFrameworkKey(k) && !slices.Contains(metadataKeys, k) && v != mandatory {
 			data[k] = v
 		}
 	}
-	for _, k := range []string{"max_body_bytes", "session_idle_timeout", "session_lifetime", "close_session", "mcp", "auth", "cors"} {
+	for _, k := range []string{"max_body_bytes", "session_idle_timeout", "session_lifetime", "close_session", "openapi", "mcp", "auth", "cors"} {
 		if v, ok := data[k]; ok && v == nil {
 			delete(data, k) // null means the default
 		}
@@ -288,6 +293,7 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 		SessionIdleTimeout: fw.SessionIdleTimeout,
 		SessionLifetime:    fw.SessionLifetime,
 		NoCloseSession:     !fw.CloseSession,
+		NoOpenAPI:          !fw.OpenAPI,
 		BodyReadTimeout:    fw.BodyReadTimeout,
 		ToolTimeout:        fw.ToolTimeout,
 		ToolTimeouts:       fw.ToolTimeouts,

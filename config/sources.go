@@ -90,6 +90,9 @@ type origin struct {
 type sources struct {
 	last  map[string]origin
 	first map[string]origin
+	// workDir is LoadOptions.WorkDir as resolved (absolute): the base of
+	// relative file names and of [Path] values set on the command line.
+	workDir string
 }
 
 func newSources() *sources {

@@ -64,5 +64,7 @@
 // framework's hooks (framework.Options.AfterSeed, NormalizeToolName) before
 // the routes are built, wrap the routes or mount routes beside them (inside
 // the instance's body limit and session layers), and announce an endpoint on
-// the ready line ([Instance.Announce]). The MCP door is built this way.
+// the ready line ([Instance.Announce]). The MCP door is built this way, and
+// so are GET /openapi.json and GET /docs (see [OpenAPI]; the last extension,
+// so that they list every route; config openapi: false leaves them out).
 package server

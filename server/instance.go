@@ -243,6 +243,10 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 	if inst.Config.ExposeToolsOverMCP {
 		exts = append([]Extension{mcpExtension()}, exts...)
 	}
+	// GET /openapi.json and /docs go last, to see every route.
+	if !inst.Config.NoOpenAPI {
+		exts = append(slices.Clip(exts), openAPIExtension())
+	}
 	fopts := framework.Options{Name: name, Logger: log}
 	fopts.ToolTimeout, fopts.ToolTimeouts = opts.Config.ToolTimeout, opts.Config.ToolTimeouts
 	fopts.NoCloseSession = opts.Config.NoCloseSession

@@ -16,6 +16,7 @@ import (
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
+	"github.com/gymkit/gymkit/server/servertest"
 	"github.com/gymkit/gymkit/session"
 )
 
@@ -101,48 +102,22 @@ func seedToken(t testing.TB, ts *httptest.Server) (cookie, token string) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var s struct {
-		MCP struct{ Headers map[string]string } `json:"mcp"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
-		t.Fatal(err)
-	}
+	body, _ := io.ReadAll(resp.Body)
 	cookie, _, _ = strings.Cut(resp.Header.Get("Set-Cookie"), ";")
-	return cookie, s.MCP.Headers["X-NeMo-Gym-Session-Token"]
+	return cookie, servertest.SeedToken(body)
 }
 
-// mcpTool calls a tool over the real MCP door with a token and no cookie;
-// ok is false for an isError result (text holds its text).
+// mcpTool calls a tool over the real MCP door (the go-sdk client) with a
+// token and no cookie; ok is false for an isError result (text holds its
+// text).
 func mcpTool(t testing.TB, ts *httptest.Server, token, name string) (out sessOut, text string, ok bool) {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":{}}}`
-	req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("X-NeMo-Gym-Session-Token", token)
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
+	res := servertest.DialMCP(t, ts.URL, token).CallTool(name, map[string]any{})
+	if res.IsError {
+		return out, res.Text, false
 	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var r struct {
-		Result struct {
-			Content           []struct{ Text string } `json:"content"`
-			StructuredContent json.RawMessage         `json:"structuredContent"`
-			IsError           bool                    `json:"isError"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(raw, &r); err != nil || len(r.Result.Content) != 1 {
-		t.Fatalf("tools/call %s: %d %s", name, resp.StatusCode, raw)
-	}
-	if r.Result.IsError {
-		return out, r.Result.Content[0].Text, false
-	}
-	if err := json.Unmarshal(r.Result.StructuredContent, &out); err != nil {
-		t.Fatalf("tools/call %s: structuredContent %s", name, r.Result.StructuredContent)
-	}
-	return out, r.Result.Content[0].Text, true
+	res.Decode(t, &out)
+	return out, res.Text, true
 }
 
 // TestCookielessTrafficStoresNothing (issue 11, item 1): cookieless HTTP

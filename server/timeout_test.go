@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +22,7 @@ import (
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
+	"github.com/gymkit/gymkit/server/servertest"
 	"github.com/gymkit/gymkit/session"
 )
 
@@ -138,31 +138,12 @@ func rawExchange(t *testing.T, addr, req string) (string, time.Duration) {
 	return string(b), time.Since(start)
 }
 
-// mcpCall sends tools/call name with args over the MCP door and returns
-// the first content text and isError.
+// mcpCall sends tools/call name with args (JSON text) over the MCP door
+// with the go-sdk client and returns the content text and isError.
 func mcpCall(t *testing.T, ts *httptest.Server, token, name, args string) (string, bool) {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `}}`
-	req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("X-NeMo-Gym-Session-Token", token)
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var r struct {
-		Result struct {
-			Content []struct{ Text string } `json:"content"`
-			IsError bool                    `json:"isError"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(raw, &r); err != nil || len(r.Result.Content) != 1 {
-		t.Fatalf("tools/call %s: %d %s", name, resp.StatusCode, raw)
-	}
-	return r.Result.Content[0].Text, r.Result.IsError
+	res := servertest.DialMCP(t, ts.URL, token).CallTool(name, args)
+	return res.Text, res.IsError
 }
 
 // A client that sends its headers and stalls the body is answered 408 and

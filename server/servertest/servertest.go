@@ -5,6 +5,13 @@
 //	ro.Post("/seed_session", `{}`)
 //	res := ro.Post("/get_weather", `{"city":"Paris"}`)
 //	// res.Status == 200, string(res.Body) == `{"weather":"The weather in Paris is sunny and 72 F."}`
+//
+// With Options.MCP, the same rollout over MCP (the go-sdk client, bound to
+// the seed's session token):
+//
+//	ro.Post("/seed_session", `{}`)
+//	res := ro.MCP().CallTool("get_weather", map[string]any{"city": "Paris"})
+//	// res.IsError == false, res.Text == `{"weather":"The weather in Paris is sunny and 72 F."}`
 package servertest
 
 import (
@@ -135,10 +142,14 @@ func (r *Response) JSON(t testing.TB) any {
 // 500, empties the jar, so the next request starts a new session, exactly as
 // a NeMo agent's would (nemo-gym-peer/workplace_assistant.jsonl, "unhandled
 // 500 mid-rollout, then the next call"). Safe for concurrent use.
+//
+// A successful POST /seed_session answer's MCP session token is kept too
+// ([Rollout.Token]), and [Rollout.MCP] is a go-sdk client bound to it.
 type Rollout struct {
 	s      *Server
 	mu     sync.Mutex
 	cookie string // "name=value" or ""
+	mcpState
 }
 
 // Rollout returns a new client without a cookie.
@@ -203,7 +214,9 @@ func (r *Rollout) Do(method, path string, headers map[string]string, body any) *
 	r.mu.Lock()
 	r.cookie = nv
 	r.mu.Unlock()
-	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	res := &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	r.noteSeed(path, res)
+	return res
 }
 
 var hostPort = regexp.MustCompile(`^http://(127\.0\.0\.1|localhost|\[::1\]):\d+`)

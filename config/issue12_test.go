@@ -1,0 +1,220 @@
+package config
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// requiredEnv is a server config with required keys, one of them nested.
+type requiredEnv struct {
+	DataDir string `koanf:"data_dir" required:"true"`
+	Limit   int    `koanf:"limit" required:"true"`
+	Extra   string `koanf:"extra"`
+	Judge   *struct {
+		URL   string `koanf:"url" required:"true"`
+		Model string `koanf:"model"`
+	} `koanf:"judge"`
+}
+
+func TestRequiredConfigKeys(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		lines []string
+		over  []string
+		want  []string // "line key" of each problem (an absent key is located at its block, a null one at itself); nil: decodes
+	}{
+		{"all set", []string{"data_dir: d", "limit: 3"}, nil, nil},
+		{"zero values are values", []string{"data_dir: ''", "limit: 0"}, nil, nil},
+		{"one absent", []string{"data_dir: d"}, nil, []string{"4 w.resources_servers.w.limit"}},
+		{"both absent", nil, nil, []string{"4 w.resources_servers.w.data_dir", "4 w.resources_servers.w.limit"}},
+		{"null is absent", []string{"data_dir: null", "limit: 3"}, nil, []string{"6 w.resources_servers.w.data_dir"}},
+		{"set on the command line", []string{"limit: 3"}, []string{"w.resources_servers.w.data_dir=x"}, nil},
+		{"nested, block present", []string{"data_dir: d", "limit: 3", "judge:", "  model: m"}, nil, []string{"8 w.resources_servers.w.judge.url"}},
+		{"nested, block absent", []string{"data_dir: d", "limit: 3"}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			text := "# required keys\n" + server("w", tt.lines...)
+			dir := writeDir(t, map[string]string{"c.yaml": text})
+			c := mustLoad(t, opts(dir, []string{"c.yaml"}, tt.over...))
+			inst, _ := c.Instance("w")
+			var env requiredEnv
+			err := inst.Decode(&env)
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("Decode: %v", err)
+				}
+				return
+			}
+			ps := problemsOf(t, err)
+			var got []string
+			for _, p := range ps {
+				got = append(got, strings.TrimSpace(strings.Join([]string{strconv.Itoa(p.Line), p.Key}, " ")))
+				if p.File != "c.yaml" || !strings.Contains(p.Message, `is required (its field is tagged required:"true")`) ||
+					!strings.Contains(p.Message, p.Key+"=<value>") {
+					t.Errorf("problem %q", p.Error())
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("problems at %v, want %v\n%v", got, tt.want, ps)
+			}
+		})
+	}
+}
+
+type pathEnv struct {
+	DataFile Path            `koanf:"data_file"`
+	Plain    string          `koanf:"plain"`
+	More     []Path          `koanf:"more"`
+	ByName   map[string]Path `koanf:"by_name"`
+	Nested   struct {
+		Dir Path `koanf:"dir"`
+	} `koanf:"nested"`
+}
+
+func TestPathResolvesAgainstTheConfigFile(t *testing.T) {
+	t.Parallel()
+	dir := writeDir(t, map[string]string{
+		"servers/w/configs/w.yaml": server("w", "data_file: ../data/tasks.jsonl", "plain: ../data/x", "more: [a.txt, /abs/b.txt, '']",
+			"by_name: {k: sub/k.txt}", "nested:", "  dir: .", "env_file: ${oc.env:DATA}"),
+		"other.yaml": "w:\n  resources_servers:\n    w:\n      nested:\n        dir: here\n",
+	})
+	cfgDir := filepath.Join(dir, "servers", "w", "configs")
+	type envFile struct {
+		pathEnv `koanf:",squash"`
+		EnvFile Path `koanf:"env_file"`
+	}
+	tests := []struct {
+		name  string
+		files []string
+		over  []string
+		wd    string // LoadOptions.WorkDir, relative to dir
+		check func(t *testing.T, e envFile)
+	}{
+		{"from the repository root", []string{"servers/w/configs/w.yaml"}, nil, ".", func(t *testing.T, e envFile) {
+			want(t, "data_file", string(e.DataFile), filepath.Join(dir, "servers/w/data/tasks.jsonl"))
+			want(t, "plain", e.Plain, "../data/x")
+			want(t, "more[0]", string(e.More[0]), filepath.Join(cfgDir, "a.txt"))
+			want(t, "more[1]", string(e.More[1]), "/abs/b.txt")
+			want(t, "more[2]", string(e.More[2]), "")
+			want(t, "by_name.k", string(e.ByName["k"]), filepath.Join(cfgDir, "sub/k.txt"))
+			want(t, "nested.dir", string(e.Nested.Dir), cfgDir)
+			want(t, "env_file", string(e.EnvFile), filepath.Join(cfgDir, "from-env.txt"))
+		}},
+		{"from the package directory", []string{"configs/w.yaml"}, nil, "servers/w", func(t *testing.T, e envFile) {
+			want(t, "data_file", string(e.DataFile), filepath.Join(dir, "servers/w/data/tasks.jsonl"))
+		}},
+		{"a later file's value, its own directory", []string{"servers/w/configs/w.yaml", "other.yaml"}, nil, ".", func(t *testing.T, e envFile) {
+			want(t, "nested.dir", string(e.Nested.Dir), filepath.Join(dir, "here"))
+			want(t, "data_file", string(e.DataFile), filepath.Join(dir, "servers/w/data/tasks.jsonl"))
+		}},
+		{"an override, the working directory", []string{"w/configs/w.yaml"}, []string{"w.resources_servers.w.data_file=mine.jsonl"}, "servers", func(t *testing.T, e envFile) {
+			want(t, "data_file", string(e.DataFile), filepath.Join(dir, "servers/mine.jsonl"))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			o := opts(filepath.Join(dir, tt.wd), tt.files, tt.over...)
+			o.LookupEnv = envMap(map[string]string{"DATA": "from-env.txt"})
+			c := mustLoad(t, o)
+			inst, _ := c.Instance("w")
+			var e envFile
+			if err := inst.Decode(&e); err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, e)
+		})
+	}
+}
+
+func want(t *testing.T, key, got, want string) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s = %q, want %q", key, got, want)
+	}
+}
+
+func TestTopLevelKeys(t *testing.T) {
+	t.Parallel()
+	two := server("a") + server("b")
+	tests := []struct {
+		name     string
+		yaml     string
+		over     []string
+		wantKey  string // "" : loads
+		wantText string
+	}{
+		{"port override, one instance", server("w"), []string{"port=8000"}, "port",
+			"command line: port: is not a top-level setting: it is an instance's key, under <instance>.resources_servers.<server type>; did you mean `w.resources_servers.w.port`?"},
+		{"port override, two instances", two, []string{"port=8000"}, "port",
+			"command line: port: is not a top-level setting: it is an instance's key, under <instance>.resources_servers.<server type>"},
+		{"host override, one instance", server("w"), []string{"host=0.0.0.0"}, "host",
+			"command line: host: is not a top-level setting: it is an instance's key, under <instance>.resources_servers.<server type>; default_host sets the host of every instance that has none; did you mean `w.resources_servers.w.host`?"},
+		{"host override, two instances", two, []string{"host=0.0.0.0"}, "host",
+			"did you mean `default_host`?"},
+		{"port in a file", "port: 8000\n" + server("w"), nil, "port", "c.yaml:1: port: is not a top-level setting"},
+		{"a near miss of a setting", server("w"), []string{"port_range_lwo=5"}, "port_range_lwo",
+			"command line: port_range_lwo: unknown top-level key: not a setting gymkit reads; did you mean `port_range_low`?"},
+		{"a free value", "policy_base_url: http://x\n" + server("w"), []string{"some_value=3"}, "", ""},
+		{"the full key works", server("w"), []string{"w.resources_servers.w.port=8000"}, "", ""},
+		{"default_host works", server("w"), []string{"default_host=0.0.0.0"}, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeDir(t, map[string]string{"c.yaml": tt.yaml})
+			c, err := Load(opts(dir, []string{"c.yaml"}, tt.over...))
+			if tt.wantKey == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			ps := problemsOf(t, err)
+			p := findProblem(t, ps, tt.wantKey)
+			if len(ps) != 1 || !strings.Contains(p.Error(), tt.wantText) {
+				t.Errorf("got %v\nwant one problem containing %q", ps, tt.wantText)
+			}
+			if c == nil {
+				t.Error("no Config returned with a settings problem")
+			}
+		})
+	}
+}
+
+func TestOpenAPIKey(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		line    string
+		off     bool
+		problem string
+	}{
+		{"", false, ""},
+		{"openapi: true", false, ""},
+		{"openapi: null", false, ""},
+		{"openapi: false", true, ""},
+		{"openapi: off", true, ""},
+		{"openapi: maybe", false, "expected true or false"},
+	} {
+		dir := writeDir(t, map[string]string{"c.yaml": server("w", tt.line)})
+		c, err := Load(opts(dir, []string{"c.yaml"}))
+		if tt.problem != "" {
+			p := findProblem(t, problemsOf(t, err), "w.resources_servers.w.openapi")
+			if !strings.Contains(p.Message, tt.problem) {
+				t.Errorf("%q: %v", tt.line, p)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", tt.line, err)
+		}
+		if inst, _ := c.Instance("w"); inst.NoOpenAPI != tt.off {
+			t.Errorf("%q: NoOpenAPI = %v", tt.line, inst.NoOpenAPI)
+		}
+	}
+}

@@ -279,6 +279,9 @@ func (h *Host) Serve(ctx context.Context) error {
 	case serveErr = <-errc:
 		h.log.Error("an instance stopped serving; draining all", "error", serveErr, "timeout", timeoutText(timeout))
 	}
+	for _, in := range h.instances {
+		in.Drain() // /health/ready answers 503 from now on
+	}
 	drainCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	if timeout > 0 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -130,5 +131,54 @@ func TestHealthMemoryStoreAlwaysReady(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Errorf("HEAD /health/live: %d", resp.StatusCode)
 		}
+	}
+}
+
+// TestHostReadyDrainDelay: once gymkit serve's context is done, every
+// instance answers /health/ready 503 "draining" for ReadyDrainDelay while
+// it still serves rollouts, then stops.
+func TestHostReadyDrainDelay(t *testing.T) {
+	t.Parallel()
+	var ready syncBuffer
+	h, err := server.New(context.Background(), server.Options{
+		Files:   []string{writeConfig(t, "drained", "metrics: {enabled: true}")},
+		WorkDir: t.TempDir(), Logger: quietLog(), Ready: &ready, ReadyDrainDelay: 1500 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := h.Instances()[0].URL()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(ctx) }()
+	waitForText(t, &ready, regexp.MustCompile(`^drained http://`))
+	if code, _, body := getJSON(t, url+"/health/ready"); code != 200 || body["status"] != "ready" {
+		t.Fatalf("ready before the drain: %d %v", code, body)
+	}
+	cancel()
+	deadline := time.Now().Add(time.Second)
+	for {
+		code, _, body := getJSON(t, url+"/health/ready")
+		if code == 503 && body["reason"] == "draining" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ready while draining: %d %v, want 503 draining", code, body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if code, body := cpost(t, url+"/wait", "", `{}`); code != 200 || body != `{"done":true}` {
+		t.Errorf("a call during the drain delay: %d %s, want it served", code, body)
+	}
+	if got := sample(scrape(t, url+"/metrics"), "gymkit_draining"); got != 1 {
+		t.Errorf("gymkit_draining = %v during the drain, want 1", got)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not return after the drain delay")
 	}
 }

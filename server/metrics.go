@@ -170,7 +170,10 @@ func (m *instanceMetrics) setTools(app *framework.App, mcp bool) error {
 		m.tools[name] = m.series(name, mcp)
 		m.routes["/"+name] = "/" + name
 	}
-	m.other = m.series(UnregisteredTool, mcp)
+	m.other = &toolSeries{name: UnregisteredTool} // its series appear on first use...
+	if app.CatchAll() != nil {
+		m.other = m.series(UnregisteredTool, mcp) // ...or at once for a dispatcher, which takes any name
+	}
 	return nil
 }
 
@@ -210,12 +213,13 @@ func (m *instanceMetrics) observeCall(tool string, door framework.Door, status i
 		s = m.other
 	}
 	di := int(door) & 1
-	if s.calls[di] == nil { // an MCP call on an instance without MCP: not reached
-		s.calls[di] = m.toolCalls.WithLabelValues(s.name, doors[di])
-		s.dur[di] = m.toolDur.WithLabelValues(s.name, doors[di])
+	if s.calls[di] != nil {
+		s.calls[di].Inc()
+		s.dur[di].Observe(d.Seconds())
+	} else { // a series made on first use (unregistered names of a server without a dispatcher)
+		m.toolCalls.WithLabelValues(s.name, doors[di]).Inc()
+		m.toolDur.WithLabelValues(s.name, doors[di]).Observe(d.Seconds())
 	}
-	s.calls[di].Inc()
-	s.dur[di].Observe(d.Seconds())
 	if class := errorClass(status); class != "" {
 		m.toolErrors.WithLabelValues(s.name, doors[di], class).Inc()
 	}

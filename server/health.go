@@ -54,9 +54,13 @@ type StorePinger interface {
 // unreachable store; the store's own error is logged (at Warn, when
 // readiness changes), not answered, since the endpoint is open.
 type Readiness struct {
+	// Status is "ready" or "unavailable".
 	Status string `json:"status"`
+	// Reason is "draining" or "store_unreachable"; "" (omitted) when ready.
 	Reason string `json:"reason,omitempty"`
-	Store  string `json:"store,omitempty"`
+	// Store is the unreachable store's Go type; "" (omitted) otherwise.
+	Store string `json:"store,omitempty"`
+	// Detail is "ping failed" or "ping timed out after 1s"; "" (omitted) otherwise.
 	Detail string `json:"detail,omitempty"`
 }
 

@@ -212,6 +212,9 @@ func (m *instanceMetrics) observeCall(tool string, door framework.Door, status i
 	if s == nil {
 		s = m.other
 	}
+	if s == nil { // before setTools: the App is being built, no call is served
+		return
+	}
 	di := int(door) & 1
 	if s.calls[di] != nil {
 		s.calls[di].Inc()

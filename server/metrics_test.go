@@ -23,6 +23,7 @@ import (
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
 	"github.com/gymkit/gymkit/session"
+	mathcalc "github.com/gymkit/gymkit/servers/math_advanced_calculations"
 )
 
 // meteredEnv has a tool for every outcome a metric distinguishes.
@@ -492,5 +493,40 @@ func TestMetricsAuth(t *testing.T) {
 		if resp, _ := do(t, req); resp.StatusCode != 200 {
 			t.Errorf("%s: GET /metrics with the key: %d", c.name, resp.StatusCode)
 		}
+	}
+}
+
+// TestMetricsDispatcherEnvironment: a real dispatcher environment
+// (math_advanced_calculations, eleven functions through POST /{tool} and
+// its Tools hook) labels each function by name on both doors, and any
+// other name as (unregistered).
+func TestMetricsDispatcherEnvironment(t *testing.T) {
+	t.Parallel()
+	_, ts := startMetered(t, new(mathcalc.Server), nil)
+	cookie, token := seedToken(t, ts)
+	if code, body := cpost(t, ts.URL+"/add", cookie, `{"a":1,"b":2}`); code != 200 {
+		t.Fatalf("POST /add: %d %s", code, body)
+	}
+	cpost(t, ts.URL+"/no_such_function", cookie, `{"a":1}`)
+	cs := sdkSession(t, ts.URL, token)
+	if callSDK(t, cs, "add", map[string]any{"a": 1, "b": 2}) {
+		t.Fatal("tools/call add: isError")
+	}
+	fams := scrape(t, ts.URL+"/metrics")
+	for _, c := range []struct {
+		labels []string
+		want   float64
+	}{
+		{[]string{"tool=add", "door=http"}, 1},
+		{[]string{"tool=add", "door=mcp"}, 1},
+		{[]string{"tool=divide", "door=mcp"}, 0},
+		{[]string{"tool=(unregistered)", "door=http"}, 1},
+	} {
+		if got := sample(fams, "gymkit_tool_calls_total", c.labels...); got != c.want {
+			t.Errorf("gymkit_tool_calls_total%v = %v, want %v", c.labels, got, c.want)
+		}
+	}
+	if n := len(labelValues(fams, "gymkit_tool_calls_total", "tool")); n != 12 {
+		t.Errorf("%d tool label values, want the 11 functions and (unregistered)", n)
 	}
 }

@@ -22,8 +22,8 @@ import (
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
-	"github.com/gymkit/gymkit/session"
 	mathcalc "github.com/gymkit/gymkit/servers/math_advanced_calculations"
+	"github.com/gymkit/gymkit/session"
 )
 
 // meteredEnv has a tool for every outcome a metric distinguishes.

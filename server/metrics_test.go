@@ -249,6 +249,9 @@ func TestMetricsBothDoors(t *testing.T) {
 	if code, body := cpost(t, ts.URL+"/verify", cookie, verifyBody); code != 200 {
 		t.Fatalf("verify: %d %s", code, body)
 	}
+	if code, body := cpost(t, ts.URL+"/ng-rollout/r1/close_session", cookie, `{}`); code != 200 {
+		t.Fatalf("close_session: %d %s", code, body)
+	}
 	fams := scrape(t, ts.URL+"/metrics")
 	for _, c := range []struct {
 		name   string
@@ -277,7 +280,9 @@ func TestMetricsBothDoors(t *testing.T) {
 		{"gymkit_http_request_duration_seconds", []string{"route=/seed_session"}, 1},
 		{"gymkit_http_request_duration_seconds", []string{"route=/verify"}, 1},
 		{"gymkit_mcp_argument_repairs_total", nil, 1},
-		{"gymkit_sessions_live", nil, 1}, // ok wrote the rollout's state
+		{"gymkit_http_requests_total", []string{"route=/close_session", "code=200"}, 1}, // under its rollout prefix
+		{"gymkit_http_request_duration_seconds", []string{"route=/close_session"}, 1},
+		{"gymkit_sessions_live", nil, 0}, // ok wrote the rollout's state; close_session freed it
 		{"gymkit_instance_info", []string{"name=metered", "server_type=metered"}, 1},
 		{"gymkit_draining", nil, 0},
 		{"gymkit_session_store_errors_total", []string{"op=update"}, 0},
@@ -287,7 +292,10 @@ func TestMetricsBothDoors(t *testing.T) {
 		}
 	}
 	// ok wrote state 3 times (2 HTTP, 1 MCP); the slow tool's canceled
-	// call wrote nothing.
+	// call wrote nothing; close_session deleted once.
+	if got := sample(fams, "gymkit_session_store_duration_seconds", "op=delete"); got != 1 {
+		t.Errorf("store delete durations: %v observed, want 1", got)
+	}
 	if got := sample(fams, "gymkit_session_store_duration_seconds", "op=update"); got != 3 {
 		t.Errorf("store update durations: %v observed, want 3", got)
 	}

@@ -254,7 +254,11 @@ func errorClass(status int) string {
 // framework offers the host no interceptor of its own; this line is the
 // host's view of each call, refusals of the environment's interceptors
 // included. Enabled is true from Debug up, so that the framework writes
-// the line for every call (it is Debug on the HTTP door).
+// the line for every call (it is Debug on the HTTP door); a Debug record
+// of the framework or of the environment (Base.Logger) is then built and
+// dropped here unless the instance's handler takes Debug. A framework seam
+// for host interceptors would replace this tap with a framework.Interceptor
+// calling observeCall.
 type callTap struct {
 	inner slog.Handler
 	m     *instanceMetrics

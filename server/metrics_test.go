@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -536,5 +537,45 @@ func TestMetricsDispatcherEnvironment(t *testing.T) {
 	}
 	if n := len(labelValues(fams, "gymkit_tool_calls_total", "tool")); n != 12 {
 		t.Errorf("%d tool label values, want the 11 functions and (unregistered)", n)
+	}
+}
+
+// TestMetricsConcurrentCalls: parallel calls on both doors (run with
+// -race) are all counted, none twice, registered and unregistered alike.
+func TestMetricsConcurrentCalls(t *testing.T) {
+	t.Parallel()
+	_, ts := startMetered(t, &dispatchEnv{}, nil)
+	cookie, token := seedToken(t, ts)
+	cs := sdkSession(t, ts.URL, token)
+	const workers, each = 6, 15
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				cpost(t, ts.URL+"/known", cookie, `{}`)
+				cpost(t, fmt.Sprintf("%s/other_%d_%d", ts.URL, w, i), cookie, `{}`)
+				callSDK(t, cs, "known", map[string]any{})
+			}
+		})
+	}
+	wg.Wait()
+	fams := scrape(t, ts.URL+"/metrics")
+	for _, c := range []struct {
+		labels []string
+		want   float64
+	}{
+		{[]string{"tool=known", "door=http"}, workers * each},
+		{[]string{"tool=known", "door=mcp"}, workers * each},
+		{[]string{"tool=(unregistered)", "door=http"}, workers * each},
+	} {
+		if got := sample(fams, "gymkit_tool_calls_total", c.labels...); got != c.want {
+			t.Errorf("gymkit_tool_calls_total%v = %v, want %v", c.labels, got, c.want)
+		}
+		if got := sample(fams, "gymkit_tool_call_duration_seconds", c.labels...); got != c.want {
+			t.Errorf("gymkit_tool_call_duration_seconds%v count = %v, want %v", c.labels, got, c.want)
+		}
+	}
+	if got := sample(fams, "gymkit_tool_call_errors_total", "tool=(unregistered)", "door=http", "class=4xx"); got != workers*each {
+		t.Errorf("unregistered 404s = %v, want %d", got, workers*each)
 	}
 }

@@ -330,7 +330,7 @@ func (m *instanceMetrics) observeHTTP(next http.Handler) http.Handler {
 				status = http.StatusOK
 			}
 			route := m.route(r.URL.Path)
-			code := strconv.Itoa(status)
+			code := codeText(status)
 			m.httpReqs.WithLabelValues(route, code).Inc()
 			m.httpDur.WithLabelValues(route).Observe(time.Since(start).Seconds())
 			if route == "/seed_session" && status >= 400 {
@@ -339,6 +339,22 @@ func (m *instanceMetrics) observeHTTP(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(rw, r)
 	})
+}
+
+// codes are the code label values of the statuses 100 to 599.
+var codes = func() (out [500]string) {
+	for i := range out {
+		out[i] = strconv.Itoa(100 + i)
+	}
+	return out
+}()
+
+// codeText is the code label of an HTTP status, without allocating.
+func codeText(status int) string {
+	if status >= 100 && status < 600 {
+		return codes[status-100]
+	}
+	return strconv.Itoa(status)
 }
 
 // handler serves the registry in the Prometheus exposition formats.

@@ -16,7 +16,8 @@ import (
 // the same tool call (POST /ok, which updates the rollout's state) on an
 // instance with metrics off and on, interleaved call by call in one loop so
 // that both see the same machine load. It reports each variant's ns/call
-// their difference (extra-ns/call) and their ratio (on-x: on / off). Run:
+// their difference (extra-ns/call), their ratio (on-x: on / off) and the
+// allocations metrics add to a call (extra-allocs/call, measured apart). Run:
 //
 //	go test -run '^$' -bench MetricsOverhead -count 5 ./server/
 func BenchmarkMetricsOverhead(b *testing.B) {
@@ -37,6 +38,9 @@ func BenchmarkMetricsOverhead(b *testing.B) {
 				h := inst.Handler()
 				calls[i] = benchCall(b, h, door, cookie, token)
 			}
+			// Allocations are not disturbed by the machine's load: count them
+			// apart, on each variant alone.
+			offAllocs, onAllocs := testing.AllocsPerRun(200, calls[0]), testing.AllocsPerRun(200, calls[1])
 			var spent [2]time.Duration
 			n := 0
 			for b.Loop() {
@@ -53,6 +57,8 @@ func BenchmarkMetricsOverhead(b *testing.B) {
 			b.ReportMetric(on, "on-ns/call")
 			b.ReportMetric(on-off, "extra-ns/call")
 			b.ReportMetric(on/off, "on-x")
+			b.ReportMetric(offAllocs, "off-allocs/call")
+			b.ReportMetric(onAllocs-offAllocs, "extra-allocs/call")
 		})
 	}
 }

@@ -49,6 +49,8 @@ type frameworkConfig struct {
 	Auth *AuthConfig `koanf:"auth"`
 	// CORS is the cors block (see CORSConfig); nil when absent or null.
 	CORS *CORSConfig `koanf:"cors"`
+	// Metrics is the metrics block (see MetricsConfig).
+	Metrics MetricsConfig `koanf:"metrics"`
 }
 
 // metadataKeys are framework keys NeMo's tools read (not gymkit): accepted with any value.
@@ -85,7 +87,7 @@ func isFrameworkKey(k string) bool {
 // session_idle_timeout, session_lifetime, close_session, openapi, body_read_timeout, tool_timeout,
 // tool_timeouts, max_json_depth, max_json_elements, max_inflight_body_bytes, mask_internal_errors, mcp (a mapping of
 // tools, server_info and coerce_json_strings, see [MCPConfig]), auth (bearer authentication, see
-// [AuthConfig]), cors (see [CORSConfig]), and NeMo's metadata
+// [AuthConfig]), cors (see [CORSConfig]), metrics (see [MetricsConfig]), and NeMo's metadata
 // verified, description, value, datasets, allowed_agents and allowed_model_types (any value). Every other key belongs to the server.
 type Instance struct {
 	// Name is the top-level key: the MCP server_name, the session cookie suffix, the log field.
@@ -168,6 +170,10 @@ type Instance struct {
 	// CORS is the cors block: the origins whose browsers may call /mcp; nil (absent or null)
 	// allows none.
 	CORS *CORSConfig
+	// Metrics is the metrics block (metrics.enabled, metrics.path, metrics.auth): the
+	// instance's Prometheus endpoint; the zero value (Enabled false) serves none. Path is ""
+	// unless set, which the host reads as [DefaultMetricsPath].
+	Metrics MetricsConfig
 	// Raw is the server block with every interpolation resolved, as written (no defaults
 	// filled in). Read-only: it may share maps with other values of the configuration.
 	Raw map[string]any
@@ -229,7 +235,7 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 			data[k] = v
 		}
 	}
-	for _, k := range []string{"max_body_bytes", "session_idle_timeout", "session_lifetime", "close_session", "openapi", "mcp", "auth", "cors"} {
+	for _, k := range []string{"max_body_bytes", "session_idle_timeout", "session_lifetime", "close_session", "openapi", "mcp", "auth", "cors", "metrics"} {
 		if v, ok := data[k]; ok && v == nil {
 			delete(data, k) // null means the default
 		}
@@ -263,6 +269,7 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 	ps = append(ps, c.limitProblems(bkey, data, &fw, bad)...)
 	ps = append(ps, c.mcpProblems(bkey, data, &fw, bad)...)
 	ps = append(ps, c.authProblems(bkey, data, &fw, bad)...)
+	ps = append(ps, c.metricsProblems(bkey, data, &fw, bad)...)
 	secrets, sps := c.secrets(bkey, data, bad)
 	ps = append(ps, sps...)
 	raw, copied := block, false // secrets redacted, in a copy
@@ -309,6 +316,7 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 		MCP:                  fw.MCP,
 		Auth:                 fw.Auth,
 		CORS:                 fw.CORS,
+		Metrics:              fw.Metrics,
 	}, ps
 }
 

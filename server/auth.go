@@ -49,8 +49,11 @@ func accessLayers(cfg config.Instance, srv framework.Server, inst *Instance) (fu
 			realm = inst.Name
 		}
 		httpToo := a.HTTP
+		metricsAuth := cfg.Metrics.Enabled && cfg.Metrics.Auth
 		opts := authn.Options{Realm: realm, Validators: vs, Logger: inst.Logger,
-			Protect: func(r *http.Request) bool { return isMCPPath(r) || httpToo && !isLiveness(r) }}
+			Protect: func(r *http.Request) bool {
+				return isMCPPath(r) || metricsAuth && isMetricsPath(cfg.Metrics, r) || httpToo && !isLiveness(r) && !isHealthProbe(r)
+			}}
 		layers = append(layers, func(h http.Handler) http.Handler { return authn.Middleware(opts, h) })
 	} else if hasHook {
 		inst.Logger.Warn("the environment has a framework.TokenValidator hook but the config has no auth block: no request is authenticated")

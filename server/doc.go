@@ -67,4 +67,14 @@
 // the ready line ([Instance.Announce]). The MCP door is built this way, and
 // so are GET /openapi.json and GET /docs (see [OpenAPI]; the last extension,
 // so that they list every route; config openapi: false leaves them out).
+//
+// # Health and metrics
+//
+// Every instance answers GET /health/live (200 while it serves) and GET
+// /health/ready (503 while its session store's Ping fails, see
+// [StorePinger], or while it drains, see [Instance.Drain] and
+// [Options.ReadyDrainDelay]). With metrics.enabled in its config it serves
+// its Prometheus metrics at GET /metrics (metrics.path), from a registry of
+// its own: tool calls, errors and latency per tool and door, HTTP routes,
+// refused seeds, the session store. docs/operations.md lists every metric.
 package server

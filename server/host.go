@@ -67,6 +67,12 @@ type Options struct {
 	DrainTimeout time.Duration
 	// Extensions are applied to every instance, in order; see [Extension].
 	Extensions []Extension
+	// ReadyDrainDelay is how long [Host.Serve] keeps serving, with every
+	// instance draining (GET /health/ready answers 503), once its context
+	// is done and before it stops accepting connections: time for a load
+	// balancer's readiness probe to take the replica out of rotation
+	// (docs/operations.md). 0 (the default) stops accepting at once.
+	ReadyDrainDelay time.Duration
 }
 
 // Host is a set of built instances, each bound to its own host:port and not
@@ -79,6 +85,7 @@ type Host struct {
 	log       *slog.Logger
 	ready     io.Writer
 	drain     time.Duration
+	delay     time.Duration // Options.ReadyDrainDelay
 
 	mu    sync.Mutex
 	spent bool // Serve or Close was called
@@ -169,7 +176,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	}
 	cis = cfg.Instances() // now with their ports
 
-	h := &Host{log: log, ready: opts.Ready, drain: opts.DrainTimeout}
+	h := &Host{log: log, ready: opts.Ready, drain: opts.DrainTimeout, delay: opts.ReadyDrainDelay}
 	if h.ready == nil {
 		h.ready = os.Stdout
 	}
@@ -230,7 +237,9 @@ func (h *Host) Instances() []*Instance { return append([]*Instance(nil), h.insta
 // logged once it is answered (see [Options.Logger]); the path is logged as
 // received, /ng-rollout/<id>/ prefix included.
 //
-// When ctx is done, Serve stops accepting connections on every instance,
+// When ctx is done, Serve marks every instance draining ([Instance.Drain]:
+// GET /health/ready answers 503), keeps serving for
+// [Options.ReadyDrainDelay], then stops accepting connections on every instance,
 // closes idle connections and waits for the requests in flight to finish,
 // up to the drain timeout ([Options.DrainTimeout]); their contexts are not
 // canceled. It returns nil after a complete drain, and an error when the
@@ -278,6 +287,13 @@ func (h *Host) Serve(ctx context.Context) error {
 			"cause", context.Cause(ctx), "timeout", timeoutText(timeout))
 	case serveErr = <-errc:
 		h.log.Error("an instance stopped serving; draining all", "error", serveErr, "timeout", timeoutText(timeout))
+	}
+	for _, in := range h.instances {
+		in.Drain() // /health/ready answers 503 from now on
+	}
+	if h.delay > 0 && serveErr == nil {
+		h.log.Info("draining: not ready; still serving until the load balancer notices", "delay", h.delay)
+		time.Sleep(h.delay)
 	}
 	drainCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()

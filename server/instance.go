@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/gymkit/gymkit/config"
@@ -162,6 +163,10 @@ type Instance struct {
 	secrets   [][]byte // the instance secrets (never empty): the first signs
 	endpoints []Endpoint
 	url       string // base URL once a Host has bound it
+
+	draining   atomic.Bool   // Drain was called
+	health     health        // readiness transitions, for logging
+	mcpRepairs func() uint64 // the MCP door's argument repair count; nil without MCP
 }
 
 // CookieName returns the session cookie name of an instance:
@@ -221,12 +226,21 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 	if err != nil {
 		return nil, fail("", err)
 	}
+	var inst *Instance
+	var metrics *instanceMetrics // metrics.enabled: docs/operations.md
+	if opts.Config.Metrics.Enabled {
+		metrics = newInstanceMetrics(name, serverType, opts.Config.Metrics, func() bool { return inst.Draining() })
+	}
 	sm := opts.Sessions
 	if sm == nil {
-		sm = session.NewManager(session.Options{CookieName: CookieName(serverType, name), Secrets: secrets,
-			Lifetime: opts.Config.SessionLifetime, IdleTimeout: opts.Config.SessionIdleTimeout})
+		sopts := session.Options{CookieName: CookieName(serverType, name), Secrets: secrets,
+			Lifetime: opts.Config.SessionLifetime, IdleTimeout: opts.Config.SessionIdleTimeout}
+		if metrics != nil { // the store the options choose, timed
+			sopts.State = &meteredStore{inner: session.NewManager(sopts).State(), m: metrics}
+		}
+		sm = session.NewManager(sopts)
 	}
-	inst := &Instance{Name: name, ServerType: serverType, Config: opts.Config,
+	inst = &Instance{Name: name, ServerType: serverType, Config: opts.Config,
 		Sessions: sm, MaxBodyBytes: limit, Logger: log, secrets: secrets}
 	inst.BodyReadTimeout = bodyTimeout
 	inst.MaxInflightBodyBytes = opts.MaxInflightBodyBytes
@@ -248,6 +262,10 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 		exts = append(slices.Clip(exts), openAPIExtension())
 	}
 	fopts := framework.Options{Name: name, Logger: log}
+	if metrics != nil {
+		metrics.watchStore(baseStore(sm.State()))
+		fopts.Logger = slog.New(callTap{inner: log.Handler(), m: metrics}) // framework's per-call line feeds the metrics
+	}
 	fopts.ToolTimeout, fopts.ToolTimeouts = opts.Config.ToolTimeout, opts.Config.ToolTimeouts
 	fopts.NoCloseSession = opts.Config.NoCloseSession
 	fopts.MaskInternalErrors = opts.Config.MaskInternalErrors
@@ -269,6 +287,11 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 		return nil, fail("", err)
 	}
 	inst.App = app
+	if metrics != nil {
+		if err := metrics.setTools(app, inst.Config.ExposeToolsOverMCP); err != nil {
+			return nil, fail("", err)
+		}
+	}
 	h := app.Handler()
 	for _, ext := range exts {
 		if ext.Mount != nil {
@@ -277,7 +300,13 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 			}
 		}
 	}
-	inst.handler = access(guardBody(bodyTimeout, limit, newByteBudget(inst.MaxInflightBodyBytes), sm.Middleware(limitBody(limit, ownBody(exts), h))))
+	if metrics != nil && inst.mcpRepairs != nil {
+		metrics.watchRepairs(inst.mcpRepairs)
+	}
+	inst.handler = access(opsRoutes(inst, metrics, guardBody(bodyTimeout, limit, newByteBudget(inst.MaxInflightBodyBytes), sm.Middleware(limitBody(limit, ownBody(exts), h)))))
+	if metrics != nil {
+		inst.handler = metrics.observeHTTP(inst.handler)
+	}
 	return inst, nil
 }
 

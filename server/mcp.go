@@ -44,6 +44,7 @@ func mcpExtension() Extension {
 				return err
 			}
 			door = d
+			inst.mcpRepairs = d.ArgumentRepairs // gymkit_mcp_argument_repairs_total
 			opts.AfterSeed, opts.NormalizeToolName = d.AfterSeed, d.NormalizeToolName
 			return nil
 		},

@@ -1,0 +1,453 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/session"
+)
+
+// UnregisteredTool is the tool label of a tool call whose name is not one
+// of the instance's registered tools (a dispatcher's path segment that no
+// Tools hook names): names sent by clients never become label values, so a
+// flood of made-up names adds no series. Tool names match [A-Za-z0-9_-]+,
+// so no real tool has this name.
+const UnregisteredTool = "(unregistered)"
+
+// OtherRoute is the route label of an HTTP request for none of the
+// instance's routes (a path no tool, no gymkit route and no endpoint has).
+const OtherRoute = "(other)"
+
+// Histogram buckets, in seconds. Tool calls may take minutes (a sandboxed
+// test run); store operations take microseconds (memory) to milliseconds
+// (Redis).
+var (
+	callBuckets  = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300}
+	storeBuckets = []float64{.00001, .000025, .00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1}
+)
+
+// doors are the values of the door label, indexed by framework.Door.
+var doors = [...]string{framework.DoorHTTP: "http", framework.DoorMCP: "mcp"}
+
+// Store operation label values, indexed by the op constants.
+const (
+	opGet = iota
+	opUpdate
+	opDelete
+	opSweep
+	numOps
+)
+
+var opNames = [numOps]string{"get", "update", "delete", "sweep"}
+
+// instanceMetrics are one instance's Prometheus metrics, in a registry of
+// their own (several instances in one process never share a series). Every
+// label value comes from the instance's configuration and registry, never
+// from a request. It is safe for concurrent use once NewInstance returned.
+type instanceMetrics struct {
+	reg  *prometheus.Registry
+	path string // the metrics endpoint (metrics.path)
+
+	toolCalls  *prometheus.CounterVec   // tool, door
+	toolErrors *prometheus.CounterVec   // tool, door, class
+	toolDur    *prometheus.HistogramVec // tool, door
+	httpReqs   *prometheus.CounterVec   // route, code
+	httpDur    *prometheus.HistogramVec // route
+	seedRefuse *prometheus.CounterVec   // code
+	storeDur   [numOps]prometheus.Observer
+	storeErrs  [numOps]prometheus.Counter
+
+	tools  map[string]*toolSeries // by registered tool name; read-only after setTools
+	routes map[string]string      // path (without rollout prefix) -> route label
+	other  *toolSeries            // UnregisteredTool's series
+}
+
+// toolSeries are the pre-resolved series of one tool label, per door.
+type toolSeries struct {
+	name  string
+	calls [2]prometheus.Counter
+	dur   [2]prometheus.Observer
+}
+
+// newInstanceMetrics makes the registry of one instance with the Go runtime
+// and process collectors and gymkit's metrics (docs/operations.md).
+func newInstanceMetrics(name, serverType string, cfg config.MetricsConfig, draining func() bool) *instanceMetrics {
+	m := &instanceMetrics{reg: prometheus.NewRegistry(), path: cfg.Path}
+	if m.path == "" {
+		m.path = config.DefaultMetricsPath
+	}
+	m.toolCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "gymkit_tool_calls_total",
+		Help: "Tool calls that reached the tool's interceptors, by tool and door (http: POST /<tool>, mcp: tools/call), whatever their outcome.",
+	}, []string{"tool", "door"})
+	m.toolErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "gymkit_tool_call_errors_total",
+		Help: "Tool calls answered with an error, by tool, door and class: 422 (validation), timeout (504, tool_timeout), 4xx (other client errors), 5xx (server errors). Over MCP each is an isError result.",
+	}, []string{"tool", "door", "class"})
+	m.toolDur = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "gymkit_tool_call_duration_seconds",
+		Help:    "Duration of tool calls through the interceptors, by tool and door, in seconds.",
+		Buckets: callBuckets,
+	}, []string{"tool", "door"})
+	m.httpReqs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "gymkit_http_requests_total",
+		Help: "HTTP requests answered by the instance, by route (the path without /ng-rollout/<id>/, for gymkit's routes and the registered tools; (other) for any other path) and status code.",
+	}, []string{"route", "code"})
+	m.httpDur = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "gymkit_http_request_duration_seconds",
+		Help:    "Duration of HTTP requests until the handler returned, by route, in seconds.",
+		Buckets: callBuckets,
+	}, []string{"route"})
+	m.seedRefuse = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "gymkit_seed_session_refused_total",
+		Help: "POST /seed_session requests answered with a status >= 400 (no rollout started), by status code.",
+	}, []string{"code"})
+	storeDur := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "gymkit_session_store_duration_seconds",
+		Help:    "Duration of the session state store's operations (get, update, delete, sweep), in seconds; update includes the state's decoding and encoding.",
+		Buckets: storeBuckets,
+	}, []string{"op"})
+	storeErrs := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "gymkit_session_store_errors_total",
+		Help: "Session state store operations that failed in the store (not errors of the caller's update function), by op.",
+	}, []string{"op"})
+	for op := range numOps {
+		m.storeDur[op] = storeDur.WithLabelValues(opNames[op])
+		m.storeErrs[op] = storeErrs.WithLabelValues(opNames[op])
+	}
+	info := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "gymkit_instance_info",
+		Help:        "Always 1: the instance's name and server type.",
+		ConstLabels: prometheus.Labels{"name": name, "server_type": serverType},
+	})
+	info.Set(1)
+	drain := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "gymkit_draining",
+		Help: "1 once the instance is draining (shutting down: /health/ready answers 503), else 0.",
+	}, func() float64 {
+		if draining() {
+			return 1
+		}
+		return 0
+	})
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.toolCalls, m.toolErrors, m.toolDur, m.httpReqs, m.httpDur, m.seedRefuse, storeDur, storeErrs, info, drain)
+	return m
+}
+
+// setTools fixes the label values: the registered tools (app's typed tools
+// and the names the server's Tools hook exposes) and the HTTP routes. It
+// fails when a tool's path is the metrics path.
+func (m *instanceMetrics) setTools(app *framework.App, mcp bool) error {
+	names := map[string]bool{}
+	for _, t := range app.Tools() {
+		names[t.Name] = true
+	}
+	if tp, ok := app.Server().(framework.ToolsProvider); ok {
+		for _, t := range exposedTools(tp, app) {
+			names[t.Name] = true
+		}
+	}
+	m.tools = map[string]*toolSeries{}
+	m.routes = map[string]string{"/": "/", "/seed_session": "/seed_session", "/verify": "/verify",
+		"/aggregate_metrics": "/aggregate_metrics", "/close_session": "/close_session", "/reverify_mode": "/reverify_mode",
+		"/mcp": "/mcp", "/mcp/": "/mcp", livePath: livePath, readyPath: readyPath, m.path: m.path}
+	for name := range names {
+		if "/"+name == m.path {
+			return fmt.Errorf("metrics.path %q is the path of the tool %q: set metrics.path to another path, such as /gymkit/metrics", m.path, name)
+		}
+		m.tools[name] = m.series(name, mcp)
+		m.routes["/"+name] = "/" + name
+	}
+	m.other = &toolSeries{name: UnregisteredTool} // its series appear on first use...
+	if app.CatchAll() != nil {
+		m.other = m.series(UnregisteredTool, mcp) // ...or at once for a dispatcher, which takes any name
+	}
+	return nil
+}
+
+// exposedTools calls the server's Tools hook, a panic being no tools (the
+// MCP door reports it when it attaches).
+func exposedTools(tp framework.ToolsProvider, app *framework.App) (ts []framework.Tool) {
+	defer func() {
+		if recover() != nil {
+			ts = nil
+		}
+	}()
+	return tp.Tools(app.Tools(), app.CatchAll())
+}
+
+// series resolves the series of one tool label. Those of the MCP door are
+// made (and shown at 0) only when the instance exposes MCP; otherwise they
+// stay nil (see observeCall).
+func (m *instanceMetrics) series(name string, mcp bool) *toolSeries {
+	s := &toolSeries{name: name}
+	for d, door := range doors {
+		if framework.Door(d) == framework.DoorMCP && !mcp {
+			continue
+		}
+		s.calls[d] = m.toolCalls.WithLabelValues(name, door)
+		s.dur[d] = m.toolDur.WithLabelValues(name, door)
+	}
+	return s
+}
+
+// observeCall records one tool call as framework's per-call log line
+// reports it: the tool's name as the call carried it, the door, the status
+// the door answers (HTTP status; over MCP the status of the isError text)
+// and the duration through the interceptors.
+func (m *instanceMetrics) observeCall(tool string, door framework.Door, status int, d time.Duration) {
+	s := m.tools[tool]
+	if s == nil {
+		s = m.other
+	}
+	if s == nil { // before setTools: the App is being built, no call is served
+		return
+	}
+	di := int(door) & 1
+	if s.calls[di] != nil {
+		s.calls[di].Inc()
+		s.dur[di].Observe(d.Seconds())
+	} else { // a series made on first use (unregistered names of a server without a dispatcher)
+		m.toolCalls.WithLabelValues(s.name, doors[di]).Inc()
+		m.toolDur.WithLabelValues(s.name, doors[di]).Observe(d.Seconds())
+	}
+	if class := errorClass(status); class != "" {
+		m.toolErrors.WithLabelValues(s.name, doors[di], class).Inc()
+	}
+}
+
+// errorClass is the class label of a tool call's status: "" for a success
+// (below 400), "422" (validation), "timeout" (504: tool_timeout), "4xx",
+// "5xx".
+func errorClass(status int) string {
+	switch {
+	case status < 400:
+		return ""
+	case status == http.StatusUnprocessableEntity:
+		return "422"
+	case status == http.StatusGatewayTimeout:
+		return "timeout"
+	case status < 500:
+		return "4xx"
+	}
+	return "5xx"
+}
+
+// callTap is the slog.Handler of the logger the framework gets: it passes
+// every record on to the instance's handler (when that handler takes its
+// level) and feeds framework's per-call log line — the record "tool call"
+// with the attributes tool, door, session, status and duration, which the
+// framework writes from its outermost interceptor for every tool call on
+// both doors (framework/intercept.go, logCalls) — into the metrics. The
+// framework offers the host no interceptor of its own; this line is the
+// host's view of each call, refusals of the environment's interceptors
+// included. Enabled is true from Debug up, so that the framework writes
+// the line for every call (it is Debug on the HTTP door); a Debug record
+// of the framework or of the environment (Base.Logger) is then built and
+// dropped here unless the instance's handler takes Debug. A framework seam
+// for host interceptors would replace this tap with a framework.Interceptor
+// calling observeCall.
+type callTap struct {
+	inner slog.Handler
+	m     *instanceMetrics
+}
+
+func (h callTap) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelDebug || h.inner.Enabled(ctx, l)
+}
+
+func (h callTap) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == "tool call" && r.NumAttrs() == 5 {
+		var tool, door string
+		status, d, n := 0, time.Duration(0), 0
+		r.Attrs(func(a slog.Attr) bool {
+			switch {
+			case a.Key == "tool" && a.Value.Kind() == slog.KindString:
+				tool, n = a.Value.String(), n+1
+			case a.Key == "door" && a.Value.Kind() == slog.KindString:
+				door, n = a.Value.String(), n+1
+			case a.Key == "status" && a.Value.Kind() == slog.KindInt64:
+				status, n = int(a.Value.Int64()), n+1
+			case a.Key == "duration" && a.Value.Kind() == slog.KindDuration:
+				d, n = a.Value.Duration(), n+1
+			}
+			return true
+		})
+		if n == 4 && (door == "http" || door == "mcp") {
+			dr := framework.DoorHTTP
+			if door == "mcp" {
+				dr = framework.DoorMCP
+			}
+			h.m.observeCall(tool, dr, status, d)
+		}
+	}
+	if !h.inner.Enabled(ctx, r.Level) {
+		return nil
+	}
+	return h.inner.Handle(ctx, r)
+}
+
+func (h callTap) WithAttrs(as []slog.Attr) slog.Handler { return callTap{h.inner.WithAttrs(as), h.m} }
+func (h callTap) WithGroup(name string) slog.Handler    { return callTap{h.inner.WithGroup(name), h.m} }
+
+// route is the route label of a request path.
+func (m *instanceMetrics) route(p string) string {
+	if rest, ok := strings.CutPrefix(p, "/ng-rollout/"); ok {
+		if _, tail, ok := strings.Cut(rest, "/"); ok {
+			p = "/" + tail
+		}
+	}
+	if r, ok := m.routes[p]; ok {
+		return r
+	}
+	if strings.HasPrefix(p, "/mcp/") {
+		return "/mcp"
+	}
+	return OtherRoute
+}
+
+// observeHTTP counts and times every request of the instance (outermost,
+// so that the host's own answers, 401, 408, 413 and 503, count too).
+func (m *instanceMetrics) observeHTTP(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rw := &recordingWriter{ResponseWriter: w}
+		defer func() {
+			status := rw.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			route := m.route(r.URL.Path)
+			code := codeText(status)
+			m.httpReqs.WithLabelValues(route, code).Inc()
+			m.httpDur.WithLabelValues(route).Observe(time.Since(start).Seconds())
+			if route == "/seed_session" && status >= 400 {
+				m.seedRefuse.WithLabelValues(code).Inc()
+			}
+		}()
+		next.ServeHTTP(rw, r)
+	})
+}
+
+// codes are the code label values of the statuses 100 to 599.
+var codes = func() (out [500]string) {
+	for i := range out {
+		out[i] = strconv.Itoa(100 + i)
+	}
+	return out
+}()
+
+// codeText is the code label of an HTTP status, without allocating.
+func codeText(status int) string {
+	if status >= 100 && status < 600 {
+		return codes[status-100]
+	}
+	return strconv.Itoa(status)
+}
+
+// handler serves the registry in the Prometheus exposition formats.
+func (m *instanceMetrics) handler(log *slog.Logger) http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
+		ErrorLog:      slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ErrorHandling: promhttp.ContinueOnError,
+	})
+}
+
+// watchStore registers the gauges read from the store at scrape time: live
+// sessions, when the store can count them (a session.MemoryStore's Len).
+func (m *instanceMetrics) watchStore(store session.StateStore) {
+	if l, ok := store.(interface{ Len() int }); ok {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "gymkit_sessions_live",
+			Help: "Rollout sessions holding state in the session store (memory store: not expired; read at scrape time).",
+		}, func() float64 { return float64(l.Len()) }))
+	}
+}
+
+// watchRepairs registers the MCP door's argument repair count
+// (mcp.coerce_json_strings), read at scrape time.
+func (m *instanceMetrics) watchRepairs(repairs func() uint64) {
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "gymkit_mcp_argument_repairs_total",
+		Help: "tools/call arguments the MCP door decoded from JSON strings (mcp.coerce_json_strings), one per repaired field.",
+	}, func() float64 { return float64(repairs()) }))
+}
+
+// meteredStore is the session.StateStore decorator that times every
+// operation and counts the store's failures. Sweep passes through to a
+// session.Sweeper (0, nil otherwise); Unwrap returns the store it wraps.
+type meteredStore struct {
+	inner session.StateStore
+	m     *instanceMetrics
+}
+
+// Unwrap returns the wrapped store.
+func (s *meteredStore) Unwrap() session.StateStore { return s.inner }
+
+func (s *meteredStore) done(op int, start time.Time, failed bool) {
+	s.m.storeDur[op].Observe(time.Since(start).Seconds())
+	if failed {
+		s.m.storeErrs[op].Inc()
+	}
+}
+
+func (s *meteredStore) Get(ctx context.Context, sessionID, key string) ([]byte, bool, error) {
+	start := time.Now()
+	v, ok, err := s.inner.Get(ctx, sessionID, key)
+	s.done(opGet, start, err != nil)
+	return v, ok, err
+}
+
+func (s *meteredStore) Update(ctx context.Context, sessionID, key string, fn func(old []byte, ok bool) ([]byte, error)) error {
+	start := time.Now()
+	var fnErr error
+	err := s.inner.Update(ctx, sessionID, key, func(old []byte, ok bool) ([]byte, error) {
+		v, err := fn(old, ok)
+		fnErr = err
+		return v, err
+	})
+	s.done(opUpdate, start, err != nil && err != fnErr) //nolint:errorlint // identity: the store returns fn's error unchanged
+	return err
+}
+
+func (s *meteredStore) Delete(ctx context.Context, sessionID string) error {
+	start := time.Now()
+	err := s.inner.Delete(ctx, sessionID)
+	s.done(opDelete, start, err != nil)
+	return err
+}
+
+// Sweep implements session.Sweeper.
+func (s *meteredStore) Sweep(ctx context.Context) (int, error) {
+	sw, ok := s.inner.(session.Sweeper)
+	if !ok {
+		return 0, nil
+	}
+	start := time.Now()
+	n, err := sw.Sweep(ctx)
+	s.done(opSweep, start, err != nil)
+	return n, err
+}
+
+// baseStore returns the store under the host's decorators.
+func baseStore(s session.StateStore) session.StateStore {
+	for {
+		u, ok := s.(*meteredStore)
+		if !ok {
+			return s
+		}
+		s = u.inner
+	}
+}

@@ -31,6 +31,8 @@
 //
 // # Models
 //
+// A struct's fields and tags are resolved once by package model, which the
+// encoder (pyjson) and the schema generator read too, so the three agree.
 // Struct fields follow encoding/json: exported fields, `json:"name"` renames,
 // `json:"-"` skips, embedded structs are flattened with Go's dominance rules.
 // Keys match exactly (pydantic is case-sensitive, unlike encoding/json). A

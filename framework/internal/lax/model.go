@@ -80,4 +80,3 @@ func parseDefaultTag(tag string, t reflect.Type) (pyjson.Value, error) {
 	}
 	return pyjson.Parse([]byte(tag))
 }
-

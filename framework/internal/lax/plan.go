@@ -57,8 +57,9 @@ type Unmarshaler interface {
 // Plan is the compiled decoder of one Go type. Plans are immutable and safe
 // for concurrent use; get them from Compile.
 type Plan struct {
-	typ reflect.Type
-	dec decoder
+	typ  reflect.Type
+	dec  decoder
+	bdec bdecoder
 }
 
 // Type returns the Go type the plan decodes.
@@ -92,7 +93,7 @@ func Compile(t reflect.Type) (*Plan, error) {
 	dec, err := c.compile(t, TypeName(t))
 	var p *Plan
 	if err == nil {
-		p = &Plan{typ: t, dec: dec}
+		p = &Plan{typ: t, dec: dec, bdec: c.bcompile(t)}
 	}
 	e, _ := planCache.LoadOrStore(t, cacheEntry{plan: p, err: err})
 	ce := e.(cacheEntry)
@@ -337,6 +338,8 @@ func (c *compiler) structPlan(t reflect.Type, path string) (*structPlan, error) 
 			hasDefault: f.HasDefault,
 			def:        f.def,
 			dec:        dec,
+			enum:       f.Enum != nil,
+			typ:        f.Type,
 		}
 		if f.HasDefault {
 			// The default must be a valid value of the field; decode it
@@ -423,6 +426,7 @@ type structPlan struct {
 	extra       model.ExtraMode
 	extraIndex  []int
 	extraViaPtr bool
+	bfields     []bdecoder // the fields' streaming decoders (stream.go)
 }
 
 type fieldPlan struct {
@@ -433,6 +437,8 @@ type fieldPlan struct {
 	hasDefault bool
 	def        pyjson.Value
 	dec        decoder
+	enum       bool         // an enum tag: dec is its Literal decoder
+	typ        reflect.Type // the field's type
 }
 
 func (sp *structPlan) lookup(key string) int {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"sync"
 
 	"github.com/gymkit/gymkit/framework/internal/model"
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
@@ -12,7 +13,55 @@ import (
 
 func init() {
 	model.RegisterMarkers(nil, forbidType)
-	model.RegisterCustom(unmarshalerType)
+	RegisterCustom(unmarshalerType, func(ptr any, v pyjson.Value, m Mode) []ErrorItem {
+		return ptr.(Unmarshaler).UnmarshalPy(v, m)
+	})
+}
+
+// CustomFunc validates v into the value ptr points to (a pointer to a type
+// whose pointer implements the registered interface) and returns the error
+// items, with locs relative to the value (the decoder prefixes the field's).
+type CustomFunc func(ptr any, v pyjson.Value, m Mode) []ErrorItem
+
+type customEntry struct {
+	iface reflect.Type
+	call  CustomFunc
+}
+
+var (
+	customMu sync.RWMutex
+	customs  []customEntry
+)
+
+// RegisterCustom is the extension point for self-validating field types:
+// a type whose pointer implements the interface iface is decoded by call
+// (in both Decode and DecodeJSON, which hands it the field's JSON value as
+// a Value), is a field and never a promoted struct in the shared model
+// (model.RegisterCustom), and gets its schema from swaggest's view of it
+// (a JSONSchemaBytes method, say). Unmarshaler is registered this way; the
+// framework's public custom field type interface is the next. Call it from
+// an init function: plans compiled before the call do not see it. The first
+// registered interface a type implements wins.
+func RegisterCustom(iface reflect.Type, call CustomFunc) {
+	model.RegisterCustom(iface)
+	customMu.Lock()
+	defer customMu.Unlock()
+	customs = append(customs, customEntry{iface: iface, call: call})
+}
+
+// customOf returns the adapter of t's custom interface, or nil.
+func customOf(t reflect.Type) CustomFunc {
+	if t.Kind() == reflect.Interface || t.Kind() == reflect.Pointer {
+		return nil
+	}
+	customMu.RLock()
+	defer customMu.RUnlock()
+	for _, c := range customs {
+		if reflect.PointerTo(t).Implements(c.iface) {
+			return c.call
+		}
+	}
+	return nil
 }
 
 // fieldOf is one field of a struct as the decoder reads it: the shared model

@@ -224,7 +224,7 @@ func special(t reflect.Type) specialKind {
 	case forbidType:
 		return specialForbid
 	}
-	if reflect.PointerTo(t).Implements(unmarshalerType) {
+	if customOf(t) != nil {
 		return specialCustom
 	}
 	return specialNone
@@ -245,7 +245,7 @@ func (c *compiler) compile(t reflect.Type, path string) (decoder, error) {
 	case specialExtra, specialForbid:
 		return nil, fmt.Errorf("lax: %s: %v must be embedded in a struct, not used as a field type", path, t)
 	case specialCustom:
-		return decodeCustom, nil
+		return customDecoder(customOf(t)), nil
 	}
 	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
 		(t.Implements(jsonUnmType) || reflect.PointerTo(t).Implements(jsonUnmType) ||
@@ -797,15 +797,19 @@ func decodeObject(s *state, v *pyjson.Value, dst reflect.Value) {
 	dst.Addr().Interface().(*pyjson.Dict).Members = v.Members
 }
 
-func decodeCustom(s *state, v *pyjson.Value, dst reflect.Value) {
-	items := dst.Addr().Interface().(Unmarshaler).UnmarshalPy(*v, s.mode)
-	for _, it := range items {
-		if full(s.items) {
-			return
+// customDecoder decodes a self-validating type with its adapter; the items'
+// locs are prefixed with the field's.
+func customDecoder(call CustomFunc) decoder {
+	return func(s *state, v *pyjson.Value, dst reflect.Value) {
+		items := call(dst.Addr().Interface(), *v, s.mode)
+		for _, it := range items {
+			if full(s.items) {
+				return
+			}
+			loc := s.locCopy(len(it.Loc))
+			it.Loc = append(loc, it.Loc...)
+			s.items = append(s.items, it)
 		}
-		loc := s.locCopy(len(it.Loc))
-		it.Loc = append(loc, it.Loc...)
-		s.items = append(s.items, it)
 	}
 }
 

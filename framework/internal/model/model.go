@@ -30,7 +30,9 @@
 //
 // A type that decodes itself and describes its own schema implements one of
 // the interfaces registered with RegisterCustom (lax.Unmarshaler today; the
-// public custom field type interface of package framework next). Such a
+// public custom field type interface of package framework next, registered
+// with lax.RegisterCustom, which calls RegisterCustom and adds the decoding
+// adapter). Such a
 // type is Custom: the model never walks into it, lax hands it the JSON value,
 // the schema generator asks it (or swaggest) for its schema, and an embedded
 // Custom struct is a field, not promoted fields. Every reader learns about a

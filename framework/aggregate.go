@@ -55,19 +55,19 @@ func objectValue(x any, hook string) (pyjson.Value, error) {
 }
 
 func (a *App) aggregateHandler(w http.ResponseWriter, r *http.Request) {
-	body, _, err := readBody(r, a.jsonLimits)
+	args, _, err := readBody(r, a.jsonLimits)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	t := Tool{Name: "aggregate_metrics", invoke: func(ctx context.Context, _ string, body pyjson.Value, _ []byte) (any, error) {
-		list, err := aggregateInput(body)
+	t := Tool{Name: "aggregate_metrics", invoke: func(ctx context.Context, _ string, args *body, _ []byte) (any, error) {
+		list, err := aggregateInput(args.value())
 		if err != nil {
 			return nil, err
 		}
 		return AggregateMetrics(ctx, a.srv, list)
 	}}
-	res, err := t.call(r.Context(), body, nil)
+	res, err := t.call(r.Context(), args, nil)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

@@ -428,56 +428,59 @@ var errContentType = errors.New("TypeError('Object of type bytes is not JSON ser
 // readBody reads and parses a request body as FastAPI does for a body model:
 // empty -> 422 missing; non-JSON content type -> NeMo's 500; invalid JSON ->
 // 422 json_invalid; bad UTF-8 or too deep -> 400; JSON null -> 422 missing.
-func readBody(r *http.Request, lim JSONLimits) (pyjson.Value, []byte, error) {
+//
+// The body is returned checked but not parsed (nil for JSON null): a typed
+// request decodes straight from its text.
+func readBody(r *http.Request, lim JSONLimits) (*body, []byte, error) {
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return pyjson.Value{}, nil, Errorf(http.StatusRequestEntityTooLarge, "Request body too large: limit is %d bytes", mbe.Limit)
+			return nil, nil, Errorf(http.StatusRequestEntityTooLarge, "Request body too large: limit is %d bytes", mbe.Limit)
 		}
 		// A body reader that knows the answer (the host's body read
 		// deadline: a 408) fails with an *Error.
 		var fe *Error
 		if errors.As(err, &fe) {
-			return pyjson.Value{}, nil, fe
+			return nil, nil, fe
 		}
-		return pyjson.Value{}, nil, Errorf(400, "There was an error parsing the body")
+		return nil, nil, Errorf(400, "There was an error parsing the body")
 	}
 	if len(raw) == 0 {
-		return pyjson.Value{}, nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
+		return nil, nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
 	}
 	if !isJSONContentType(r.Header.Get("Content-Type")) {
 		// FastAPI leaves the body as bytes; NeMo's validation handler then
 		// fails to print them and its exception middleware answers 500
 		// (python-compat 4.1, 4.2).
-		return pyjson.Value{}, nil, errContentType
+		return nil, nil, errContentType
 	}
-	v, err := pyjson.ParseLimited(raw, lim.pyjson())
+	kind, err := pyjson.CheckKind(raw, lim.pyjson())
 	if err != nil {
 		if fe := jsonLimitError(err); fe != nil {
-			return pyjson.Value{}, nil, fe
+			return nil, nil, fe
 		}
 		var se *pyjson.SyntaxError
 		if errors.As(err, &se) {
-			return pyjson.Value{}, nil, &ValidationError{items: []lax.ErrorItem{{
+			return nil, nil, &ValidationError{items: []lax.ErrorItem{{
 				Type: "json_invalid", Loc: []any{se.Pos}, Msg: "JSON decode error",
 				Input: pyjson.Value{Kind: pyjson.Object},
 				Ctx:   []pyjson.Member{{Key: "error", Value: pyjson.StringValue(se.Msg)}},
 			}}}
 		}
-		return pyjson.Value{}, nil, Errorf(400, "There was an error parsing the body")
+		return nil, nil, Errorf(400, "There was an error parsing the body")
 	}
-	if v.Kind == pyjson.Null {
-		return v, nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
+	if kind == pyjson.Null {
+		return nil, nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
 	}
-	return v, raw, nil
+	return textBody(raw, lim.pyjson()), raw, nil
 }
 
 // toolHandler serves one tool (or the seed route) on the HTTP door. param
 // names the chi URL parameter holding the tool name (catch-all), or "".
 func (a *App) toolHandler(t *Tool, param string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		var args pyjson.Value
+		var args *body
 		var raw []byte
 		if !t.noBody {
 			var err error
@@ -506,7 +509,7 @@ func (a *App) toolHandler(t *Tool, param string) http.HandlerFunc {
 }
 
 func (a *App) seedHandler(w http.ResponseWriter, r *http.Request) {
-	var args pyjson.Value
+	var args *body
 	var raw []byte
 	if !a.seed.noBody {
 		var err error
@@ -519,7 +522,8 @@ func (a *App) seedHandler(w http.ResponseWriter, r *http.Request) {
 		// parses the raw bytes as JSON whatever the Content-Type (an
 		// unparseable or non-object body becomes {}, contract d.3).
 		if b, err := io.ReadAll(r.Body); err == nil {
-			args, _ = pyjson.ParseLimited(b, a.jsonLimits.pyjson())
+			v, _ := pyjson.ParseLimited(b, a.jsonLimits.pyjson())
+			args = treeBody(v)
 		}
 	}
 	res, err := a.seed.call(context.WithValue(r.Context(), doorKey{}, DoorHTTP), args, raw)
@@ -533,10 +537,11 @@ func (a *App) seedHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a.opts.AfterSeed != nil {
-		if args.Kind != pyjson.Object {
-			args = pyjson.Value{Kind: pyjson.Object}
+		seedArgs := args.value()
+		if seedArgs.Kind != pyjson.Object {
+			seedArgs = pyjson.Value{Kind: pyjson.Object}
 		}
-		if b, err = a.opts.AfterSeed(r.Context(), args, b); err != nil {
+		if b, err = a.opts.AfterSeed(r.Context(), seedArgs, b); err != nil {
 			a.writeError(w, r, err)
 			return
 		}
@@ -631,8 +636,8 @@ func (a *App) verifyHandler(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	t := Tool{Name: "verify", invoke: func(ctx context.Context, _ string, args pyjson.Value, _ []byte) (any, error) {
-		return a.verify.invoke(ctx, args, a.opts.NormalizeToolName)
+	t := Tool{Name: "verify", invoke: func(ctx context.Context, _ string, args *body, _ []byte) (any, error) {
+		return a.verify.invoke(ctx, args.value(), a.opts.NormalizeToolName)
 	}}
 	res, err := t.call(r.Context(), v, nil)
 	if err != nil {

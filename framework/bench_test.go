@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"runtime/metrics"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gymkit/gymkit/framework"
 )
@@ -47,4 +51,102 @@ func benchHandler(b *testing.B, h http.Handler, path, body string) {
 			b.Fatalf("%d %s", rec.Code, rec.Body)
 		}
 	}
+}
+
+type idsServer struct{ framework.Base }
+
+type IDsRequest struct {
+	IDs []int `json:"ids" required:"true"`
+}
+
+type IDsResponse struct {
+	N int `json:"n"`
+}
+
+func (s *idsServer) Routes(r *framework.Router) {
+	framework.Post(r, "/count", func(_ context.Context, req IDsRequest) (IDsResponse, error) {
+		return IDsResponse{N: len(req.IDs)}, nil
+	})
+	framework.Verify(r, func(context.Context, framework.VerifyRequest) (framework.VerifyResponse, error) {
+		return framework.VerifyResponse{Reward: 1}, nil
+	})
+}
+
+// BenchmarkBigBodyVsEncodingJSON sends issue 10's 14 MiB body of 7M ints
+// ({"ids":[1,1,...]}) to a typed tool through App.Handler, and the same body
+// to a hand-written net/http handler decoding it with encoding/json into the
+// same request type, in the same run. It reports time-x and peak-x (peak
+// heap growth during one request, sampled every 100 µs) as ratios to the
+// encoding/json handler, with gymkit-MB-peak, std-MB-peak and body-MB.
+func BenchmarkBigBodyVsEncodingJSON(b *testing.B) {
+	body := `{"ids":[` + strings.Repeat("1,", 7_000_000) + `1]}`
+	app, err := framework.Build(context.Background(), new(idsServer), framework.Options{MaxJSONElements: 8_000_000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ours := app.Handler()
+	std := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req IDsRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), 422)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(IDsResponse{N: len(req.IDs)})
+	})
+	send := func(h http.Handler) {
+		req := httptest.NewRequest("POST", "/count", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 || !strings.Contains(rec.Body.String(), "7000001") {
+			b.Fatalf("%d %.200s", rec.Code, rec.Body)
+		}
+	}
+	var tOurs, tStd time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		send(ours)
+		t1 := time.Now()
+		send(std)
+		tOurs += t1.Sub(t0)
+		tStd += time.Since(t1)
+	}
+	b.StopTimer()
+	pOurs, pStd := peakDuring(func() { send(ours) }), peakDuring(func() { send(std) })
+	b.ReportMetric(float64(tOurs)/float64(tStd), "time-x")
+	b.ReportMetric(float64(pOurs)/float64(pStd), "peak-x")
+	b.ReportMetric(float64(pOurs)/(1<<20), "gymkit-MB-peak")
+	b.ReportMetric(float64(pStd)/(1<<20), "std-MB-peak")
+	b.ReportMetric(float64(len(body))/(1<<20), "body-MB")
+	b.SetBytes(int64(len(body)))
+}
+
+// peakDuring runs f once from a collected heap and returns the peak growth
+// of the heap's live objects while it ran.
+func peakDuring(f func()) uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	runtime.GC()
+	base := read()
+	high := base
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(100 * time.Microsecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				high = max(high, read())
+			}
+		}
+	})
+	f()
+	high = max(high, read())
+	close(stop)
+	wg.Wait()
+	return max(high, read()) - base
 }

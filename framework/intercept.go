@@ -11,7 +11,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
 	"github.com/gymkit/gymkit/session"
 )
 
@@ -39,8 +38,8 @@ type Call struct {
 	// invoker (a *ValidationError, 422, comes back through the chain).
 	Args json.RawMessage
 
-	tool Tool         // the tool, Name set for dispatcher calls
-	args pyjson.Value // Args parsed
+	tool Tool  // the tool, Name set for dispatcher calls
+	args *body // Args, checked (parsed on demand)
 }
 
 // Invoker runs one tool call: the tool itself, or the next interceptor
@@ -222,7 +221,7 @@ func logCalls(log *slog.Logger) Interceptor {
 // call runs the tool through the App's interceptors and error policy; both
 // doors call it. A Tool without hooks (seed, verify, a tool not built by
 // Build) runs directly.
-func (t Tool) call(ctx context.Context, args pyjson.Value, raw []byte) (any, error) {
+func (t Tool) call(ctx context.Context, args *body, raw []byte) (any, error) {
 	h := t.hooks
 	if h == nil {
 		return t.timed(ctx, args, raw)

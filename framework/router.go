@@ -135,7 +135,7 @@ func Post[Req, Resp any](r *Router, path string, h func(ctx context.Context, req
 		noBody:       kind == bodyNone,
 		path:         path,
 	}
-	t.invoke = func(ctx context.Context, _ string, args pyjson.Value, raw []byte) (any, error) {
+	t.invoke = func(ctx context.Context, _ string, args *body, raw []byte) (any, error) {
 		req, err := dec(ctx, args, raw)
 		if err != nil {
 			return nil, err
@@ -201,7 +201,8 @@ func Dispatch(r *Router, h DispatchFunc) {
 	r.catchAll = &dispatcher{h: h}
 }
 
-func (d *dispatcher) invoke(ctx context.Context, tool string, args pyjson.Value, _ []byte) (any, error) {
+func (d *dispatcher) invoke(ctx context.Context, tool string, b *body, _ []byte) (any, error) {
+	args := b.value()
 	if args.Kind != pyjson.Object {
 		return nil, modelAttributesError(args)
 	}

@@ -94,9 +94,9 @@ type Tool struct {
 	hooks *callHooks
 }
 
-// invokeFunc runs one call: args is the parsed body (Kind Null when absent)
-// and raw its JSON text.
-type invokeFunc func(ctx context.Context, tool string, args pyjson.Value, raw []byte) (any, error)
+// invokeFunc runs one call: args is the body (nil when absent) and raw its
+// JSON text.
+type invokeFunc func(ctx context.Context, tool string, args *body, raw []byte) (any, error)
 
 // Path returns the tool's HTTP route path: "/<Name>", or the dispatcher's
 // "/{tool}" for catch-all tools.
@@ -118,15 +118,17 @@ func (t Tool) Call(ctx context.Context, args json.RawMessage, d Door) (any, erro
 	if t.invoke == nil {
 		return nil, fmt.Errorf("framework: tool %q was not built by the framework", t.Name)
 	}
-	var v pyjson.Value
+	var v *body
 	if !t.noBody {
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
-		var err error
-		v, err = pyjson.Parse(args)
+		k, err := pyjson.CheckKind(args, pyjson.Limits{})
 		if err != nil {
 			return nil, Errorf(400, "There was an error parsing the body")
+		}
+		if k != pyjson.Null {
+			v = textBody(args, pyjson.Limits{})
 		}
 	}
 	return t.call(context.WithValue(ctx, doorKey{}, d), v, args)
@@ -134,7 +136,7 @@ func (t Tool) Call(ctx context.Context, args json.RawMessage, d Door) (any, erro
 
 // timed runs the tool, within its timeout when it has one (see
 // Options.ToolTimeout): the innermost invoker of the chain (see call).
-func (t Tool) timed(ctx context.Context, args pyjson.Value, raw []byte) (any, error) {
+func (t Tool) timed(ctx context.Context, args *body, raw []byte) (any, error) {
 	if d := t.limits.of(t.Name); d > 0 {
 		return t.callWithin(ctx, d, args, raw)
 	}
@@ -148,7 +150,7 @@ func (t Tool) timed(ctx context.Context, args pyjson.Value, raw []byte) (any, er
 // expired before the 504 is returned, so no state is written after the
 // answer. A result that arrives after the deadline is a 504 too: a handler
 // may have ignored an Update refused for the deadline.
-func (t Tool) callWithin(ctx context.Context, d time.Duration, args pyjson.Value, raw []byte) (any, error) {
+func (t Tool) callWithin(ctx context.Context, d time.Duration, args *body, raw []byte) (any, error) {
 	deadline := time.Now().Add(d)
 	timeout := timeoutError(t.Name, d)
 	tctx, cancel := context.WithDeadlineCause(ctx, deadline, timeout)
@@ -251,7 +253,7 @@ func newToolLimits(def time.Duration, byName map[string]time.Duration, tools []*
 }
 
 // run runs the handler once, turning a panic into a 500 error.
-func (t Tool) run(ctx context.Context, args pyjson.Value, raw []byte) (res any, err error) {
+func (t Tool) run(ctx context.Context, args *body, raw []byte) (res any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			log := slog.Default()
@@ -300,17 +302,18 @@ func kindOf(t reflect.Type) bodyKind {
 
 // decoder returns a function decoding a body Value into a Req, or an error at
 // registration time (unsupported field types).
-func decoder[Req any]() (func(ctx context.Context, v pyjson.Value, raw []byte) (Req, error), json.RawMessage, bodyKind, error) {
+func decoder[Req any]() (func(ctx context.Context, b *body, raw []byte) (Req, error), json.RawMessage, bodyKind, error) {
 	t := reflect.TypeFor[Req]()
 	switch kindOf(t) {
 	case bodyNone:
-		return func(context.Context, pyjson.Value, []byte) (Req, error) {
+		return func(context.Context, *body, []byte) (Req, error) {
 			var zero Req
 			return zero, nil
 		}, permissive, bodyNone, nil
 	case bodyDict:
-		return func(_ context.Context, v pyjson.Value, _ []byte) (Req, error) {
+		return func(_ context.Context, b *body, _ []byte) (Req, error) {
 			var req Req
+			v := b.value()
 			if v.Kind != pyjson.Object {
 				return req, dictError(v)
 			}
@@ -339,12 +342,22 @@ func decoder[Req any]() (func(ctx context.Context, v pyjson.Value, raw []byte) (
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	return func(ctx context.Context, v pyjson.Value, _ []byte) (Req, error) {
+	return func(ctx context.Context, b *body, _ []byte) (Req, error) {
 		var req Req
 		mode := lax.ModeHTTP
 		if DoorOf(ctx) == DoorMCP {
 			mode = lax.ModeMCP
 		}
+		if raw, lim, ok := b.text(); ok {
+			// Straight from the text, without the tree; on any problem
+			// (an error item to report), decode the tree for the exact
+			// items.
+			if plan.DecodeJSON(raw, lim, reflect.ValueOf(&req).Elem(), mode) {
+				return req, nil
+			}
+			req = *new(Req)
+		}
+		v := b.value()
 		if items := plan.Decode(v, reflect.ValueOf(&req).Elem(), mode); len(items) > 0 {
 			return req, &ValidationError{items: items}
 		}
@@ -381,6 +394,12 @@ func outputSchema[Resp any]() json.RawMessage {
 // Decode compiles T's plan once and caches it; it is safe for concurrent use.
 func Decode[T any](args json.RawMessage) (T, error) {
 	var zero T
+	if plan, err := lax.Compile(reflect.TypeFor[T]()); err == nil {
+		var out T
+		if plan.DecodeJSON(args, pyjson.Limits{}, reflect.ValueOf(&out).Elem(), lax.ModeHTTP) {
+			return out, nil
+		}
+	}
 	v, err := pyjson.Parse(args)
 	if err != nil {
 		return zero, Errorf(400, "There was an error parsing the body")

@@ -36,7 +36,7 @@ func SeedSession[Req, Resp any](r *Router, h func(ctx context.Context, req Req) 
 		InputSchema: in,
 		noBody:      kind == bodyNone,
 		path:        "/seed_session",
-		invoke: func(ctx context.Context, _ string, args pyjson.Value, raw []byte) (any, error) {
+		invoke: func(ctx context.Context, _ string, args *body, raw []byte) (any, error) {
 			req, err := dec(ctx, args, raw)
 			if err != nil {
 				return nil, err
@@ -51,8 +51,8 @@ func defaultSeed() *Tool {
 	return &Tool{
 		Name: "seed_session",
 		path: "/seed_session",
-		invoke: func(_ context.Context, _ string, args pyjson.Value, _ []byte) (any, error) {
-			if args.Kind != pyjson.Object {
+		invoke: func(_ context.Context, _ string, b *body, _ []byte) (any, error) {
+			if args := b.value(); args.Kind != pyjson.Object {
 				return nil, modelAttributesError(args)
 			}
 			return struct{}{}, nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gymkit/gymkit/framework/internal/model"
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
 )
 
@@ -235,7 +236,7 @@ type WithEmbedded struct {
 
 func TestEmbedded(t *testing.T) {
 	t.Parallel()
-	m, err := ModelOf(reflect.TypeFor[WithEmbedded]())
+	m, err := testModelOf(reflect.TypeFor[WithEmbedded]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +280,7 @@ type A2 struct {
 
 func TestAmbiguousDropped(t *testing.T) {
 	t.Parallel()
-	m, err := ModelOf(reflect.TypeFor[Ambiguous]())
+	m, err := testModelOf(reflect.TypeFor[Ambiguous]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -603,4 +604,12 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("%v: err = %v, want %q", typ, err, want)
 		}
 	}
+}
+
+// testModelOf compiles t and returns its shared model.
+func testModelOf(t reflect.Type) (*model.Struct, error) {
+	if _, err := Compile(t); err != nil {
+		return nil, err
+	}
+	return model.Of(t), nil
 }

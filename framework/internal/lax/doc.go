@@ -24,13 +24,17 @@
 // pyjson.Value, pyjson.Dict and pyjson.Extra share memory with the input
 // Value; treat them as read-only or copy them.
 //
-// A type whose pointer implements Unmarshaler decodes itself. Other types
+// A type whose pointer implements Unmarshaler decodes itself; RegisterCustom
+// plugs other such interfaces in (the extension point for custom field
+// types: decimal strings, ids, enums with methods). Other types
 // (arrays, []byte, channels, funcs, non-empty interfaces, maps with non-string
 // keys, and types implementing json.Unmarshaler or encoding.TextUnmarshaler,
 // such as time.Time) are refused by Compile with an error naming the field.
 //
 // # Models
 //
+// A struct's fields and tags are resolved once by package model, which the
+// encoder (pyjson) and the schema generator read too, so the three agree.
 // Struct fields follow encoding/json: exported fields, `json:"name"` renames,
 // `json:"-"` skips, embedded structs are flattened with Go's dominance rules.
 // Keys match exactly (pydantic is case-sensitive, unlike encoding/json). A
@@ -68,4 +72,14 @@
 //
 // Plans are compiled once per Go type and cached; Decode does no tag parsing
 // and no schema work.
+//
+// # Decoding from text
+//
+// Plan.DecodeJSON decodes JSON text straight into the Go value with a
+// pyjson.Reader, without the generic tree: its peak memory is the decoded
+// value plus copies of the strings and Any subtrees kept. It only succeeds:
+// on any error item, duplicate key, syntax error or limit it gives up, and
+// the caller decodes the tree (ParseLimited, Decode), so the error items are
+// always the tree path's. FuzzDecodeJSON holds the two paths to the same
+// values.
 package lax

@@ -1,196 +1,98 @@
 package lax
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
-	"slices"
 	"strconv"
-	"strings"
-	"unicode"
+	"sync"
 
+	"github.com/gymkit/gymkit/framework/internal/model"
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
 )
 
-// rawField is a candidate field during resolution (encoding/json's typeFields).
-type rawField struct {
-	name   string
-	tagged bool
-	index  []int
-	sf     reflect.StructField
-}
-
-// resolveModel lists the JSON fields of struct type t with encoding/json's
-// rules (exported fields, json tag names, "-" skipped, embedded structs
-// flattened, the shallowest / tagged field wins a name, ambiguous names
-// dropped) and reads the tags that matter to validation.
-func resolveModel(t reflect.Type, path string) (*Model, error) {
-	model := &Model{Name: TypeName(t)}
-	type queued struct {
-		typ   reflect.Type
-		index []int
-	}
-	var (
-		fields    []rawField
-		current   []queued
-		next      = []queued{{typ: t}}
-		count     map[reflect.Type]int
-		nextCount = map[reflect.Type]int{}
-		visited   = map[reflect.Type]bool{}
-	)
-	for len(next) > 0 {
-		current, next = next, current[:0]
-		count, nextCount = nextCount, map[reflect.Type]int{}
-		for _, q := range current {
-			if visited[q.typ] {
-				continue
-			}
-			visited[q.typ] = true
-			for i := 0; i < q.typ.NumField(); i++ {
-				sf := q.typ.Field(i)
-				index := append(slices.Clip(q.index), i)
-				if sf.Anonymous {
-					ft := sf.Type
-					if ft.Kind() == reflect.Pointer {
-						ft = ft.Elem()
-					}
-					if ft == extraType || ft == forbidType {
-						mode, idx := ExtraForbid, []int(nil)
-						if ft == extraType {
-							mode, idx = ExtraAllow, index
-						}
-						if model.Extra != ExtraIgnore && (model.Extra != mode || mode == ExtraAllow) {
-							return nil, fmt.Errorf("lax: %s: more than one of pyjson.Extra / lax.Forbid embedded", path)
-						}
-						model.Extra, model.ExtraIndex = mode, idx
-						continue
-					}
-					if !sf.IsExported() && ft.Kind() != reflect.Struct {
-						continue
-					}
-				} else if !sf.IsExported() {
-					continue
-				}
-				tag := sf.Tag.Get("json")
-				if tag == "-" {
-					continue
-				}
-				name, opts, _ := strings.Cut(tag, ",")
-				if !isValidTag(name) {
-					name = ""
-				}
-				ft := sf.Type
-				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
-					ft = ft.Elem()
-				}
-				if name != "" || !sf.Anonymous || ft.Kind() != reflect.Struct || special(ft) != specialNone {
-					if hasOpt(opts, "string") {
-						return nil, fmt.Errorf("lax: %s.%s: the json \",string\" option is not supported", path, sf.Name)
-					}
-					tagged := name != ""
-					if name == "" {
-						name = sf.Name
-					}
-					fields = append(fields, rawField{name: name, tagged: tagged, index: index, sf: sf})
-					if count[q.typ] > 1 {
-						// Two copies at the same depth annihilate each other.
-						fields = append(fields, fields[len(fields)-1])
-					}
-					continue
-				}
-				if sf.Type.Kind() == reflect.Pointer && !sf.IsExported() {
-					return nil, fmt.Errorf("lax: %s: embedded pointer to unexported struct %v cannot be set", path, ft)
-				}
-				nextCount[ft]++
-				if nextCount[ft] == 1 {
-					next = append(next, queued{typ: ft, index: index})
-				}
-			}
-		}
-	}
-
-	// Dominance: sort by name, then depth, then tagged first, then index.
-	slices.SortFunc(fields, func(a, b rawField) int {
-		if c := strings.Compare(a.name, b.name); c != 0 {
-			return c
-		}
-		if c := len(a.index) - len(b.index); c != 0 {
-			return c
-		}
-		if a.tagged != b.tagged {
-			if a.tagged {
-				return -1
-			}
-			return 1
-		}
-		return slices.Compare(a.index, b.index)
+func init() {
+	model.RegisterMarkers(nil, forbidType)
+	RegisterCustom(unmarshalerType, func(ptr any, v pyjson.Value, m Mode) []ErrorItem {
+		return ptr.(Unmarshaler).UnmarshalPy(v, m)
 	})
-	out := fields[:0]
-	for i := 0; i < len(fields); {
-		j := i + 1
-		for j < len(fields) && fields[j].name == fields[i].name {
-			j++
-		}
-		group := fields[i:j]
-		if len(group) == 1 || len(group[0].index) != len(group[1].index) || group[0].tagged != group[1].tagged {
-			out = append(out, group[0])
-		}
-		i = j
-	}
-	slices.SortFunc(out, func(a, b rawField) int { return slices.Compare(a.index, b.index) })
-
-	model.Fields = make([]Field, 0, len(out))
-	for _, rf := range out {
-		f := Field{Name: rf.name, GoName: rf.sf.Name, Index: rf.index, Type: rf.sf.Type, Tag: rf.sf.Tag}
-		if req, ok := rf.sf.Tag.Lookup("required"); ok {
-			b, err := strconv.ParseBool(req)
-			if err != nil {
-				return nil, fmt.Errorf("lax: %s.%s: invalid required tag %q", path, rf.name, req)
-			}
-			f.Required = b
-		}
-		if et, ok := rf.sf.Tag.Lookup("enum"); ok && et != "" {
-			vals, err := parseEnumTag(et)
-			if err != nil {
-				return nil, fmt.Errorf("lax: %s.%s: %v", path, rf.name, err)
-			}
-			f.Enum = vals
-		}
-		if dt, ok := rf.sf.Tag.Lookup("default"); ok {
-			if f.Required {
-				return nil, fmt.Errorf("lax: %s.%s: a required field cannot have a default", path, rf.name)
-			}
-			dv, err := parseDefaultTag(dt, rf.sf.Type)
-			if err != nil {
-				return nil, fmt.Errorf("lax: %s.%s: invalid default tag %q: %v", path, rf.name, dt, err)
-			}
-			f.Default, f.HasDefault = dv, true
-		}
-		model.Fields = append(model.Fields, f)
-	}
-	return model, nil
 }
 
-// parseEnumTag reads an enum tag as swaggest does: a JSON array, else a
-// comma-separated list (items not trimmed). Only strings are accepted.
-func parseEnumTag(tag string) ([]string, error) {
-	var arr []any
-	if err := json.Unmarshal([]byte(tag), &arr); err == nil {
-		vals := make([]string, len(arr))
-		for i, x := range arr {
-			s, ok := x.(string)
-			if !ok {
-				return nil, fmt.Errorf("enum tag value %v is not a string (only string enums are supported)", x)
-			}
-			vals[i] = s
-		}
-		if len(vals) == 0 {
-			return nil, fmt.Errorf("empty enum tag")
-		}
-		return vals, nil
+// CustomFunc validates v into the value ptr points to (a pointer to a type
+// whose pointer implements the registered interface) and returns the error
+// items, with locs relative to the value (the decoder prefixes the field's).
+type CustomFunc func(ptr any, v pyjson.Value, m Mode) []ErrorItem
+
+type customEntry struct {
+	iface reflect.Type
+	call  CustomFunc
+}
+
+var (
+	customMu sync.RWMutex
+	customs  []customEntry
+)
+
+// RegisterCustom is the extension point for self-validating field types:
+// a type whose pointer implements the interface iface is decoded by call
+// (in both Decode and DecodeJSON, which hands it the field's JSON value as
+// a Value), is a field and never a promoted struct in the shared model
+// (model.RegisterCustom), and gets its schema from swaggest's view of it
+// (a JSONSchemaBytes method, say). Unmarshaler is registered this way; the
+// framework's public custom field type interface is the next. Call it from
+// an init function: plans compiled before the call do not see it. The first
+// registered interface a type implements wins.
+func RegisterCustom(iface reflect.Type, call CustomFunc) {
+	model.RegisterCustom(iface)
+	customMu.Lock()
+	defer customMu.Unlock()
+	customs = append(customs, customEntry{iface: iface, call: call})
+}
+
+// customOf returns the adapter of t's custom interface, or nil.
+func customOf(t reflect.Type) CustomFunc {
+	if t.Kind() == reflect.Interface || t.Kind() == reflect.Pointer {
+		return nil
 	}
-	return strings.Split(tag, ","), nil
+	customMu.RLock()
+	defer customMu.RUnlock()
+	for _, c := range customs {
+		if reflect.PointerTo(t).Implements(c.iface) {
+			return c.call
+		}
+	}
+	return nil
+}
+
+// fieldOf is one field of a struct as the decoder reads it: the shared model
+// (package model) plus the default tag parsed.
+type fieldOf struct {
+	model.Field
+	def pyjson.Value
+}
+
+// resolveModel returns the shared model of struct type t with lax's rules
+// checked (its Err, prefixed with path) and the default tags parsed.
+func resolveModel(t reflect.Type, path string) (*model.Struct, []fieldOf, error) {
+	m := model.Of(t)
+	if m.Err != nil {
+		if re, ok := m.Err.(*model.RuleError); ok && re.Field != "" {
+			return nil, nil, fmt.Errorf("lax: %s.%s: %s", path, re.Field, re.Msg)
+		}
+		return nil, nil, fmt.Errorf("lax: %s: %v", path, m.Err)
+	}
+	fields := make([]fieldOf, len(m.Fields))
+	for i, f := range m.Fields {
+		fields[i].Field = f
+		if f.HasDefault {
+			dv, err := parseDefaultTag(f.Default, f.Type)
+			if err != nil {
+				return nil, nil, fmt.Errorf("lax: %s.%s: invalid default tag %q: %v", path, f.Name, f.Default, err)
+			}
+			fields[i].def = dv
+		}
+	}
+	return m, fields, nil
 }
 
 // parseDefaultTag reads a default tag as swaggest's checkInlineValue does:
@@ -226,30 +128,4 @@ func parseDefaultTag(tag string, t reflect.Type) (pyjson.Value, error) {
 		}
 	}
 	return pyjson.Parse([]byte(tag))
-}
-
-func hasOpt(opts, name string) bool {
-	for opts != "" {
-		var o string
-		o, opts, _ = strings.Cut(opts, ",")
-		if o == name {
-			return true
-		}
-	}
-	return false
-}
-
-// isValidTag is encoding/json's check of a tag name.
-func isValidTag(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		switch {
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
-			return false
-		}
-	}
-	return true
 }

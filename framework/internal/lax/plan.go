@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gymkit/gymkit/framework/internal/model"
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
 )
 
@@ -53,69 +54,12 @@ type Unmarshaler interface {
 	UnmarshalPy(v pyjson.Value, m Mode) []ErrorItem
 }
 
-// ExtraMode is how a model treats keys that match no field. The zero
-// ExtraMode is ExtraIgnore.
-type ExtraMode uint8
-
-const (
-	// ExtraIgnore drops unknown keys (pydantic's default extra="ignore").
-	ExtraIgnore ExtraMode = iota
-	// ExtraAllow collects them into the embedded pyjson.Extra, in input
-	// order (extra="allow").
-	ExtraAllow
-	// ExtraForbid rejects them with "extra_forbidden" (extra="forbid"),
-	// chosen by embedding Forbid.
-	ExtraForbid
-)
-
-// Field is one JSON field of a struct, as Compile resolves it with
-// encoding/json's rules.
-type Field struct {
-	// Name is the JSON key (the json tag name, else the Go field name).
-	Name string
-	// GoName is the Go field name.
-	GoName string
-	// Index is the field's index sequence, as for reflect.Type.FieldByIndex;
-	// it may cross embedded pointers.
-	Index []int
-	// Type is the field's Go type.
-	Type reflect.Type
-	// Tag is the field's full struct tag (description, enum, ... for the
-	// schema side).
-	Tag reflect.StructTag
-	// Required is set by the tag required:"true".
-	Required bool
-	// Enum holds the allowed strings of an enum tag (a Literal), else nil.
-	Enum []string
-	// Default is the value of a `default` tag, read as swaggest reads it
-	// (the raw text for strings, a number for numeric fields, a bool for
-	// bools, JSON otherwise); it is decoded into the field when the key is
-	// absent, as pydantic applies a default. Null when HasDefault is false.
-	Default pyjson.Value
-	// HasDefault reports whether the field has a `default` tag.
-	HasDefault bool
-}
-
-// Model describes how a struct type decodes: its fields in declaration order
-// (embedded fields at the embedding position) and its extra-keys policy.
-type Model struct {
-	// Name is the class name pydantic would report: the Go type name (see
-	// TypeName).
-	Name string
-	// Fields are the JSON fields in declaration order.
-	Fields []Field
-	// Extra is the policy for unknown keys.
-	Extra ExtraMode
-	// ExtraIndex is the index sequence of the embedded pyjson.Extra when
-	// Extra is ExtraAllow, else nil.
-	ExtraIndex []int
-}
-
 // Plan is the compiled decoder of one Go type. Plans are immutable and safe
 // for concurrent use; get them from Compile.
 type Plan struct {
-	typ reflect.Type
-	dec decoder
+	typ  reflect.Type
+	dec  decoder
+	bdec bdecoder
 }
 
 // Type returns the Go type the plan decodes.
@@ -129,10 +73,7 @@ type cacheEntry struct {
 	err  error
 }
 
-var (
-	planCache  sync.Map // reflect.Type → cacheEntry
-	modelByTyp sync.Map // reflect.Type → *Model, for every struct compiled
-)
+var planCache sync.Map // reflect.Type → cacheEntry
 
 // Compile returns the cached decoding plan for t, compiling it on first use.
 // It fails, naming the field path (e.g. "Req.items[].when"), for types the
@@ -152,28 +93,11 @@ func Compile(t reflect.Type) (*Plan, error) {
 	dec, err := c.compile(t, TypeName(t))
 	var p *Plan
 	if err == nil {
-		p = &Plan{typ: t, dec: dec}
+		p = &Plan{typ: t, dec: dec, bdec: c.bcompile(t)}
 	}
 	e, _ := planCache.LoadOrStore(t, cacheEntry{plan: p, err: err})
 	ce := e.(cacheEntry)
 	return ce.plan, ce.err
-}
-
-// ModelOf describes the struct type t (or the struct a pointer type leads
-// to) as Compile resolves it. The result is cached and must not be modified.
-// It fails as Compile does for t.
-func ModelOf(t reflect.Type) (*Model, error) {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil || t.Kind() != reflect.Struct || special(t) != specialNone {
-		return nil, fmt.Errorf("lax: %v is not a model struct", t)
-	}
-	if _, err := Compile(t); err != nil {
-		return nil, err
-	}
-	m, _ := modelByTyp.Load(t)
-	return m.(*Model), nil
 }
 
 // Decode decodes v into dst, which must be an addressable (settable) value
@@ -212,41 +136,8 @@ func DecodeInto[T any](v pyjson.Value, m Mode) (T, []ErrorItem) {
 
 // TypeName is the pydantic class name used for a Go type: its name with
 // package paths removed from type arguments ("Page[Item]"), the element's
-// name for pointers, and the Go type text for unnamed types.
-func TypeName(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer && t.Name() == "" {
-		t = t.Elem()
-	}
-	n := t.Name()
-	if n == "" {
-		return t.String()
-	}
-	i := strings.IndexByte(n, '[')
-	if i < 0 {
-		return n
-	}
-	// Drop "path/to/pkg." qualifiers inside the brackets.
-	var b strings.Builder
-	b.WriteString(n[:i])
-	start := i
-	for j := i; j < len(n); j++ {
-		switch n[j] {
-		case '[', ']', ',', ' ', '*':
-			b.WriteString(unqualify(n[start:j]))
-			b.WriteByte(n[j])
-			start = j + 1
-		}
-	}
-	b.WriteString(unqualify(n[start:]))
-	return b.String()
-}
-
-func unqualify(s string) string {
-	if i := strings.LastIndexByte(s, '.'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
+// name for pointers, and the Go type text for unnamed types (model.TypeName).
+func TypeName(t reflect.Type) string { return model.TypeName(t) }
 
 // state is one Decode in progress.
 type state struct {
@@ -333,7 +224,7 @@ func special(t reflect.Type) specialKind {
 	case forbidType:
 		return specialForbid
 	}
-	if reflect.PointerTo(t).Implements(unmarshalerType) {
+	if customOf(t) != nil {
 		return specialCustom
 	}
 	return specialNone
@@ -354,7 +245,7 @@ func (c *compiler) compile(t reflect.Type, path string) (decoder, error) {
 	case specialExtra, specialForbid:
 		return nil, fmt.Errorf("lax: %s: %v must be embedded in a struct, not used as a field type", path, t)
 	case specialCustom:
-		return decodeCustom, nil
+		return customDecoder(customOf(t)), nil
 	}
 	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
 		(t.Implements(jsonUnmType) || reflect.PointerTo(t).Implements(jsonUnmType) ||
@@ -419,18 +310,15 @@ func (c *compiler) structPlan(t reflect.Type, path string) (*structPlan, error) 
 	if sp, ok := c.structs[t]; ok {
 		return sp, nil
 	}
-	model, err := resolveModel(t, path)
+	m, fields, err := resolveModel(t, path)
 	if err != nil {
 		return nil, err
 	}
-	sp := &structPlan{typ: t, name: model.Name, extra: model.Extra, extraIndex: model.ExtraIndex}
-	if model.ExtraIndex != nil {
-		sp.extraViaPtr = indexCrossesPointer(t, model.ExtraIndex)
-	}
+	sp := &structPlan{typ: t, model: m, name: m.Name, extra: m.Extra, extraIndex: m.ExtraIndex, extraViaPtr: m.ExtraViaPointer}
 	c.structs[t] = sp
-	sp.fields = make([]fieldPlan, len(model.Fields))
-	for i := range model.Fields {
-		f := &model.Fields[i]
+	sp.fields = make([]fieldPlan, len(fields))
+	for i := range fields {
+		f := &fields[i]
 		fpath := path + "." + f.Name
 		var dec decoder
 		if f.Enum != nil {
@@ -445,17 +333,19 @@ func (c *compiler) structPlan(t reflect.Type, path string) (*structPlan, error) 
 		sp.fields[i] = fieldPlan{
 			name:       f.Name,
 			index:      f.Index,
-			viaPtr:     indexCrossesPointer(t, f.Index),
+			viaPtr:     f.ViaPointer,
 			required:   f.Required,
 			hasDefault: f.HasDefault,
-			def:        f.Default,
+			def:        f.def,
 			dec:        dec,
+			enum:       f.Enum != nil,
+			typ:        f.Type,
 		}
 		if f.HasDefault {
 			// The default must be a valid value of the field; decode it
 			// once now. A recursive struct may still be incomplete here,
 			// so only scalars and containers of them are checked eagerly.
-			if err := checkDefault(f, dec); err != nil {
+			if err := checkDefault(f.Type, &f.def, dec); err != nil {
 				delete(c.structs, t)
 				return nil, fmt.Errorf("lax: %s: invalid default tag: %v", fpath, err)
 			}
@@ -467,14 +357,13 @@ func (c *compiler) structPlan(t reflect.Type, path string) (*structPlan, error) 
 			sp.byName[sp.fields[i].name] = i
 		}
 	}
-	modelByTyp.LoadOrStore(t, model)
 	return sp, nil
 }
 
 // checkDefault decodes a field's default into a scratch value and reports
 // the first error item. Defaults are applied with the decoder (cheap for the
 // scalars they usually are), so slices and maps are fresh each time.
-func checkDefault(f *Field, dec decoder) (err error) {
+func checkDefault(t reflect.Type, def *pyjson.Value, dec decoder) (err error) {
 	defer func() {
 		// A recursive struct's plan may be incomplete during compilation.
 		if r := recover(); r != nil {
@@ -482,8 +371,8 @@ func checkDefault(f *Field, dec decoder) (err error) {
 		}
 	}()
 	s := &state{}
-	dst := reflect.New(f.Type).Elem()
-	dec(s, &f.Default, dst)
+	dst := reflect.New(t).Elem()
+	dec(s, def, dst)
 	if len(s.items) > 0 {
 		return fmt.Errorf("%s: %s", s.items[0].Type, s.items[0].Msg)
 	}
@@ -527,28 +416,17 @@ func (c *compiler) enumDecoder(t reflect.Type, values []string, path string) (de
 	}, nil
 }
 
-func indexCrossesPointer(t reflect.Type, index []int) bool {
-	for i, x := range index {
-		if i > 0 && t.Kind() == reflect.Pointer {
-			return true
-		}
-		if t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		t = t.Field(x).Type
-	}
-	return false
-}
-
 // structPlan is a compiled model.
 type structPlan struct {
 	typ         reflect.Type
+	model       *model.Struct
 	name        string
 	fields      []fieldPlan
 	byName      map[string]int // nil for small structs (linear search)
-	extra       ExtraMode
+	extra       model.ExtraMode
 	extraIndex  []int
 	extraViaPtr bool
+	bfields     []bdecoder // the fields' streaming decoders (stream.go)
 }
 
 type fieldPlan struct {
@@ -559,6 +437,8 @@ type fieldPlan struct {
 	hasDefault bool
 	def        pyjson.Value
 	dec        decoder
+	enum       bool         // an enum tag: dec is its Literal decoder
+	typ        reflect.Type // the field's type
 }
 
 func (sp *structPlan) lookup(key string) int {
@@ -647,7 +527,7 @@ func (sp *structPlan) decode(s *state, v *pyjson.Value, dst reflect.Value) {
 		s.pop()
 	}
 	switch sp.extra {
-	case ExtraForbid:
+	case model.ExtraForbid:
 		if unknown == 0 {
 			return
 		}
@@ -662,7 +542,7 @@ func (sp *structPlan) decode(s *state, v *pyjson.Value, dst reflect.Value) {
 				s.pop()
 			}
 		}
-	case ExtraAllow:
+	case model.ExtraAllow:
 		var extra []pyjson.Member
 		if unknown > 0 {
 			extra = make([]pyjson.Member, 0, unknown)
@@ -917,15 +797,19 @@ func decodeObject(s *state, v *pyjson.Value, dst reflect.Value) {
 	dst.Addr().Interface().(*pyjson.Dict).Members = v.Members
 }
 
-func decodeCustom(s *state, v *pyjson.Value, dst reflect.Value) {
-	items := dst.Addr().Interface().(Unmarshaler).UnmarshalPy(*v, s.mode)
-	for _, it := range items {
-		if full(s.items) {
-			return
+// customDecoder decodes a self-validating type with its adapter; the items'
+// locs are prefixed with the field's.
+func customDecoder(call CustomFunc) decoder {
+	return func(s *state, v *pyjson.Value, dst reflect.Value) {
+		items := call(dst.Addr().Interface(), *v, s.mode)
+		for _, it := range items {
+			if full(s.items) {
+				return
+			}
+			loc := s.locCopy(len(it.Loc))
+			it.Loc = append(loc, it.Loc...)
+			s.items = append(s.items, it)
 		}
-		loc := s.locCopy(len(it.Loc))
-		it.Loc = append(loc, it.Loc...)
-		s.items = append(s.items, it)
 	}
 }
 

@@ -204,12 +204,48 @@ func Check(data []byte, lim Limits) error {
 	return err
 }
 
+// CheckKind is [Check] that also returns the Kind of the document's value
+// (meaningful only without an error).
+func CheckKind(data []byte, lim Limits) (Kind, error) {
+	text, sur, err := decodeText(data)
+	if err != nil {
+		return Null, err
+	}
+	p := getParser(text, sur, true)
+	if lim != (Limits{}) {
+		p.limit(lim)
+	}
+	_, err = p.document()
+	k := Null
+	if i := p.ws(0); err == nil && i < len(text) {
+		switch text[i] {
+		case '{':
+			k = Object
+		case '[':
+			k = Array
+		case '"':
+			k = String
+		case 't', 'f':
+			k = Bool
+		case 'n':
+			k = Null
+		default:
+			k = Number
+		}
+	}
+	putParser(p)
+	return k, err
+}
+
 // parser holds one parse. Only the scratch stacks survive a parse (pooled).
 type parser struct {
 	data []byte // decoded text, UTF-8 (WTF-8 when sur)
 	s    string // string(data): unescaped strings and literals are substrings
 	sur  bool   // data holds UTF-8-encoded surrogates (ED A0..BF xx)
 	only bool   // validate only: build nothing
+	// copyStr: s is not built; strings and literals are copied out of
+	// data one by one (a Reader).
+	copyStr bool
 
 	depth    int
 	maxDepth int  // MaxDepth unless limited
@@ -446,6 +482,9 @@ func (p *parser) number(start int) (Value, int) {
 	if p.only {
 		return Value{}, i
 	}
+	if p.copyStr {
+		return Value{Kind: Number, Str: string(d[start:i])}, i
+	}
 	return Value{Kind: Number, Str: p.s[start:i]}, i
 }
 
@@ -479,6 +518,9 @@ func (p *parser) str(begin int) (string, int) {
 		if c == '"' {
 			if p.only {
 				return "", i + 1
+			}
+			if p.copyStr {
+				return string(d[begin+1 : i]), i + 1
 			}
 			return p.s[begin+1 : i], i + 1
 		}

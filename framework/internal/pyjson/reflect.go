@@ -9,9 +9,9 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
-	"unicode"
+
+	"github.com/gymkit/gymkit/framework/internal/model"
 )
 
 // Extra holds an object's keys that a struct does not declare, in order
@@ -696,160 +696,35 @@ func isEmptyValue(v reflect.Value) bool {
 	return false
 }
 
-// typeFields lists the fields encoding/json would write for the struct type
-// t, in order, applying its rules for embedded structs: fields of embedded
-// structs are promoted; among fields with the same name the shallowest wins,
-// a tagged one wins among equally shallow ones, and otherwise all of them are
-// dropped. It also returns the index path of an embedded Extra, if any (the
-// shallowest).
-func typeFields(t reflect.Type) ([]field, []int) {
-	type walk struct {
-		typ   reflect.Type
-		index []int
-	}
-	var (
-		fields     []field
-		extra      []int
-		next       = []walk{{typ: t}}
-		current    []walk
-		count      map[reflect.Type]int
-		nextCount  = map[reflect.Type]int{}
-		visited    = map[reflect.Type]bool{}
-		extraDepth = -1
-	)
-	for len(next) > 0 {
-		current, next = next, current[:0]
-		count, nextCount = nextCount, map[reflect.Type]int{}
-		for _, w := range current {
-			if visited[w.typ] {
-				continue
-			}
-			visited[w.typ] = true
-			for i := 0; i < w.typ.NumField(); i++ {
-				sf := w.typ.Field(i)
-				index := make([]int, len(w.index)+1)
-				copy(index, w.index)
-				index[len(w.index)] = i
-				ft := sf.Type
-				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
-					ft = ft.Elem()
-				}
-				if sf.Anonymous {
-					if ft == extraType {
-						if extraDepth < 0 || len(index) < extraDepth {
-							extra, extraDepth = index, len(index)
-						}
-						continue
-					}
-					if !sf.IsExported() && ft.Kind() != reflect.Struct {
-						continue
-					}
-				} else if !sf.IsExported() {
-					continue
-				}
-				tag := sf.Tag.Get("json")
-				if tag == "-" {
-					continue
-				}
-				name, opts, _ := strings.Cut(tag, ",")
-				if !validTagName(name) {
-					name = ""
-				}
-				if name == "" && sf.Anonymous && ft.Kind() == reflect.Struct && ft != valueType && ft != dictType {
-					// Promote the embedded struct's fields.
-					nextCount[ft]++
-					if nextCount[ft] == 1 {
-						next = append(next, walk{typ: ft, index: index})
-					}
-					continue
-				}
-				f := field{
-					name:   name,
-					index:  index,
-					typ:    sf.Type,
-					tagged: name != "",
-				}
-				if f.name == "" {
-					f.name = sf.Name
-				}
-				for opts != "" {
-					var o string
-					o, opts, _ = strings.Cut(opts, ",")
-					switch o {
-					case "omitempty":
-						f.omitEmpty = true
-					case "omitzero":
-						f.omitZero = true
-						f.isZero = zeroFunc(sf.Type)
-					}
-				}
-				f.keyRaw = append(appendString([]byte{','}, f.name, false), ':')
-				f.keyASCII = appendString(nil, f.name, true)
-				fields = append(fields, f)
-				if count[w.typ] > 1 {
-					// The embedding struct appeared more than once at this
-					// depth: a duplicate makes the name ambiguous below.
-					fields = append(fields, f)
-				}
-			}
-		}
-	}
-
-	// Resolve name conflicts.
-	slices.SortStableFunc(fields, func(a, b field) int {
-		if c := strings.Compare(a.name, b.name); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(len(a.index), len(b.index)); c != 0 {
-			return c
-		}
-		if a.tagged != b.tagged {
-			if a.tagged {
-				return -1
-			}
-			return 1
-		}
-		return slices.Compare(a.index, b.index)
-	})
-	out := fields[:0]
-	for i := 0; i < len(fields); {
-		j := i + 1
-		for j < len(fields) && fields[j].name == fields[i].name {
-			j++
-		}
-		group := fields[i:j]
-		i = j
-		if len(group) == 1 {
-			out = append(out, group[0])
-			continue
-		}
-		// group[0] is the shallowest, tagged first. It dominates unless
-		// another field is equally shallow and equally tagged.
-		if len(group[1].index) == len(group[0].index) && group[1].tagged == group[0].tagged {
-			continue
-		}
-		out = append(out, group[0])
-	}
-	fields = out
-	slices.SortFunc(fields, func(a, b field) int { return slices.Compare(a.index, b.index) })
-	return fields, extra
+func init() {
+	model.RegisterMarkers(extraType, nil)
+	model.RegisterOpaque(valueType, dictType)
 }
 
-func validTagName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		switch {
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case c == '\\' || c == '"' || c == '\'' || c == '`' || c == ',':
-			return false
-		case unicode.IsLetter(c), unicode.IsDigit(c):
-		default:
-			return false
+// typeFields lists the fields the encoder writes for the struct type t, in
+// order, from the shared model (package model: encoding/json's rules for
+// names, embedding and dominance), and the index path of the embedded Extra
+// (the shallowest), if any.
+func typeFields(t reflect.Type) ([]field, []int) {
+	m := model.Of(t)
+	fields := make([]field, len(m.Fields))
+	for i, mf := range m.Fields {
+		f := field{
+			name:      mf.Name,
+			index:     mf.Index,
+			typ:       mf.Type,
+			tagged:    mf.Tagged,
+			omitEmpty: mf.OmitEmpty,
+			omitZero:  mf.OmitZero,
 		}
+		if f.omitZero {
+			f.isZero = zeroFunc(mf.Type)
+		}
+		f.keyRaw = append(appendString([]byte{','}, f.name, false), ':')
+		f.keyASCII = appendString(nil, f.name, true)
+		fields[i] = f
 	}
-	return true
+	return fields, m.ExtraIndex
 }
 
 // zeroFunc is the omitzero test for t: its IsZero() bool method if it has

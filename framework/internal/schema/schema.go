@@ -11,8 +11,8 @@
 //     default outside, so that results validate against an outputSchema;
 //   - a struct is {"properties":…,"required":[…],"title":"<TypeName>",
 //     "type":"object"}; properties keep the field declaration order (fields
-//     and required-ness as package lax resolves them: `json` names,
-//     `required:"true"`); every other schema object has its keys sorted;
+//     and required-ness from the shared model of package model, which lax and
+//     the encoder read too: `json` names, `required:"true"`); every other schema object has its keys sorted;
 //   - a field gets pydantic's default title (its JSON name through Python's
 //     str.title() with "_" as " ": "city_name" → "City Name") unless it is a
 //     struct, which carries its own type-name title, or swaggest already set
@@ -48,6 +48,7 @@ import (
 	"github.com/swaggest/jsonschema-go"
 
 	"github.com/gymkit/gymkit/framework/internal/lax"
+	"github.com/gymkit/gymkit/framework/internal/model"
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
 )
 
@@ -179,7 +180,6 @@ var (
 	objectType        = reflect.TypeFor[pyjson.Dict]()
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
-	customType        = reflect.TypeFor[lax.Unmarshaler]()
 	pyjsonPkg         = valueType.PkgPath()
 )
 
@@ -314,14 +314,14 @@ func reshape(t reflect.Type, sw pyjson.Value, title, path string) (pyjson.Value,
 			{Key: "type", Value: pyjson.StringValue("object")},
 		}
 		members = mergeOthers(members, sw, "additionalProperties", "type")
-	case reflect.PointerTo(t).Implements(customType):
+	case model.IsCustom(t):
 		// It validates itself: swaggest's view, normalised.
 		var g pyjson.Value
 		if g, err = generic(sw, path); err == nil {
 			members = g.Members
 		}
 	case t.Kind() == reflect.Struct:
-		members, err = model(t, sw, path)
+		members, err = modelSchema(t, sw, path)
 		title = "" // a model keeps its own title
 	case t.Kind() == reflect.Slice:
 		members, err = plain(sw, path, "items")
@@ -360,12 +360,12 @@ func reshape(t reflect.Type, sw pyjson.Value, title, path string) (pyjson.Value,
 	return pyjson.ObjectValue(members...), nil
 }
 
-// model builds a struct's schema from lax's view of its fields.
-func model(t reflect.Type, sw pyjson.Value, path string) ([]pyjson.Member, error) {
-	m, err := lax.ModelOf(t)
-	if err != nil {
+// modelSchema builds a struct's schema from lax's view of its fields.
+func modelSchema(t reflect.Type, sw pyjson.Value, path string) ([]pyjson.Member, error) {
+	if _, err := lax.Compile(t); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
+	m := model.Of(t)
 	members, err := plain(sw, path, "properties", "required", "additionalProperties", "allOf")
 	if err != nil {
 		return nil, err
@@ -388,7 +388,7 @@ func model(t reflect.Type, sw pyjson.Value, path string) ([]pyjson.Member, error
 		}
 		ft := ""
 		if ftd := deref(f.Type); ftd.Kind() != reflect.Struct || isAny(ftd) || ftd == objectType ||
-			reflect.PointerTo(ftd).Implements(customType) {
+			model.IsCustom(ftd) {
 			ft = fieldTitle(f.Name)
 		}
 		pv, err := reshape(f.Type, ps, ft, path+"."+f.Name)
@@ -408,9 +408,9 @@ func model(t reflect.Type, sw pyjson.Value, path string) ([]pyjson.Member, error
 		members = setMember(members, "required", pyjson.ArrayValue(required...))
 	}
 	switch m.Extra {
-	case lax.ExtraForbid:
+	case model.ExtraForbid:
 		members = setMember(members, "additionalProperties", pyjson.BoolValue(false))
-	case lax.ExtraAllow:
+	case model.ExtraAllow:
 		members = setMember(members, "additionalProperties", pyjson.BoolValue(true))
 	}
 	if _, ok := get(members, "title"); !ok {

@@ -1,0 +1,54 @@
+package framework
+
+import (
+	"sync"
+
+	"github.com/gymkit/gymkit/framework/internal/pyjson"
+)
+
+// body is one call's arguments: their JSON text, already checked (syntax
+// and limits, pyjson.CheckKind), and the parsed tree, built only when a
+// reader needs it (a dict body, /verify, a hook, or a typed request whose
+// streaming decode gave up). A typed request decodes straight from the text
+// (lax.Plan.DecodeJSON) and never builds the tree. A nil *body is an absent
+// body (JSON null). Safe for concurrent use.
+type body struct {
+	mu     sync.Mutex
+	raw    []byte
+	lim    pyjson.Limits
+	parsed bool
+	v      pyjson.Value
+}
+
+// textBody is the body of checked JSON text raw.
+func textBody(raw []byte, lim pyjson.Limits) *body { return &body{raw: raw, lim: lim} }
+
+// treeBody is a body already parsed.
+func treeBody(v pyjson.Value) *body { return &body{parsed: true, v: v} }
+
+// value returns the parsed tree (JSON null for a nil body).
+func (b *body) value() pyjson.Value {
+	if b == nil {
+		return pyjson.Value{}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.parsed {
+		// The text was checked: ParseLimited cannot fail.
+		b.v, _ = pyjson.ParseLimited(b.raw, b.lim)
+		b.parsed, b.raw = true, nil
+	}
+	return b.v
+}
+
+// text returns the JSON text and its limits for a streaming decode; ok is
+// false when the tree is built already (decode the tree then) or the body
+// is absent.
+func (b *body) text() (raw []byte, lim pyjson.Limits, ok bool) {
+	if b == nil {
+		return nil, pyjson.Limits{}, false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.raw, b.lim, !b.parsed
+}

@@ -1,0 +1,257 @@
+package lax
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gymkit/gymkit/framework/internal/pyjson"
+)
+
+type intsBody struct {
+	IDs []int `json:"ids" required:"true"`
+}
+
+type stringsBody struct {
+	Items []string `json:"items" required:"true"`
+}
+
+type textBody struct {
+	Text string `json:"text" required:"true"`
+}
+
+// verifyBody is a typed view of a NeMo verify body, as a resources server
+// declares it: the response's output items with their token ids.
+type verifyBody struct {
+	ResponsesCreateParams struct {
+		Input any `json:"input"`
+		Tools []struct {
+			Type        string         `json:"type"`
+			Name        string         `json:"name"`
+			Description string         `json:"description"`
+			Parameters  map[string]any `json:"parameters"`
+		} `json:"tools"`
+	} `json:"responses_create_params" required:"true"`
+	Response struct {
+		ID        string  `json:"id"`
+		CreatedAt float64 `json:"created_at"`
+		Model     string  `json:"model"`
+		Output    []struct {
+			Type               string    `json:"type"`
+			ID                 string    `json:"id"`
+			Name               string    `json:"name"`
+			CallID             string    `json:"call_id"`
+			Arguments          string    `json:"arguments"`
+			Output             string    `json:"output"`
+			Status             string    `json:"status"`
+			Role               string    `json:"role"`
+			Content            []any     `json:"content"`
+			PromptTokenIDs     []int     `json:"prompt_token_ids"`
+			GenerationTokenIDs []int     `json:"generation_token_ids"`
+			GenerationLogProbs []float64 `json:"generation_log_probs"`
+		} `json:"output"`
+	} `json:"response" required:"true"`
+	GroundTruth any `json:"ground_truth"`
+}
+
+// BenchmarkTypedVsEncodingJSON decodes request bodies into a typed request
+// three ways in the same run and reports the first two as ratios to the
+// third, encoding/json.Unmarshal into the same Go type:
+//
+//   - stream (DecodeJSON, the path the framework takes): time-x, peak-x;
+//   - tree (ParseLimited then Decode, the path before issue 10's typed
+//     decoder): tree-time-x, tree-peak-x;
+//
+// with stream-MB-peak, tree-MB-peak, std-MB-peak and body-MB. Peak is the
+// growth of the live heap during one decode (sampled every 100 µs from a
+// collected heap, result kept alive); the body itself is not counted. The
+// bodies: the 14 MiB array of 7M ints, an array of 2M short strings, the
+// 15 MiB string of "<>&" escapes, a real workplace_assistant verify body
+// (../shared/data/nemo-gym) and the same with a training run's token ids
+// and log probabilities.
+func BenchmarkTypedVsEncodingJSON(b *testing.B) {
+	workplace := realVerifyBody(b, false)
+	tokens := realVerifyBody(b, true)
+	for _, tc := range []struct {
+		name string
+		typ  reflect.Type
+		body func() []byte
+	}{
+		{"ints-14MiB", reflect.TypeFor[intsBody](), func() []byte { return []byte(`{"ids":[` + strings.Repeat("1,", 7_000_000) + "1]}") }},
+		{"strings-2M", reflect.TypeFor[stringsBody](), func() []byte { return []byte(`{"items":[` + strings.Repeat(`"tok",`, 2_000_000) + `"end"]}`) }},
+		{"string-escaped-15MiB", reflect.TypeFor[textBody](), func() []byte {
+			return []byte(`{"text":"` + strings.Repeat(`\u003c\u003e\u0026`, 15<<20/18) + `"}`)
+		}},
+		{"verify-workplace", reflect.TypeFor[verifyBody](), func() []byte { return workplace }},
+		{"verify-tokens", reflect.TypeFor[verifyBody](), func() []byte { return tokens }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			body := tc.body()
+			if body == nil {
+				b.Skip("../shared/data/nemo-gym is not beside the module")
+			}
+			plan, err := Compile(tc.typ)
+			if err != nil {
+				b.Fatal(err)
+			}
+			lim := pyjson.Limits{MaxElements: 10_000_000}
+			stream := func() (any, error) {
+				dst := reflect.New(tc.typ)
+				if !plan.DecodeJSON(body, lim, dst.Elem(), ModeHTTP) {
+					return nil, fmt.Errorf("stream gave up")
+				}
+				return dst.Interface(), nil
+			}
+			tree := func() (any, error) {
+				v, err := pyjson.ParseLimited(body, lim)
+				if err != nil {
+					return nil, err
+				}
+				dst := reflect.New(tc.typ)
+				if items := plan.Decode(v, dst.Elem(), ModeHTTP); len(items) > 0 {
+					return nil, fmt.Errorf("%s", RenderMCP(items))
+				}
+				return dst.Interface(), nil
+			}
+			std := func() (any, error) {
+				dst := reflect.New(tc.typ)
+				err := json.Unmarshal(body, dst.Interface())
+				return dst.Interface(), err
+			}
+			for _, f := range []func() (any, error){stream, tree, std} {
+				if _, err := f(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var tStream, tTree, tStd time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				_, _ = stream()
+				t1 := time.Now()
+				_, _ = tree()
+				t2 := time.Now()
+				_, _ = std()
+				tStream += t1.Sub(t0)
+				tTree += t2.Sub(t1)
+				tStd += time.Since(t2)
+			}
+			b.StopTimer()
+			pStream, pTree, pStd := peakOf(stream), peakOf(tree), peakOf(std)
+			b.ReportMetric(float64(tStream)/float64(tStd), "time-x")
+			b.ReportMetric(float64(pStream)/float64(pStd), "peak-x")
+			b.ReportMetric(float64(tTree)/float64(tStd), "tree-time-x")
+			b.ReportMetric(float64(pTree)/float64(pStd), "tree-peak-x")
+			b.ReportMetric(float64(pStream)/(1<<20), "stream-MB-peak")
+			b.ReportMetric(float64(pTree)/(1<<20), "tree-MB-peak")
+			b.ReportMetric(float64(pStd)/(1<<20), "std-MB-peak")
+			b.ReportMetric(float64(len(body))/(1<<20), "body-MB")
+			b.SetBytes(int64(len(body)))
+		})
+	}
+}
+
+// peakOf runs f once from a collected heap and returns the peak growth of
+// the heap's live objects while it ran.
+func peakOf(f func() (any, error)) uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	runtime.GC()
+	base := read()
+	high := base
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(100 * time.Microsecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				high = max(high, read())
+			}
+		}
+	})
+	v, _ := f()
+	high = max(high, read())
+	close(stop)
+	wg.Wait()
+	runtime.KeepAlive(v)
+	return max(high, read()) - base
+}
+
+// realVerifyBody is pyjson's BenchmarkVsEncodingJSON body: the largest row
+// of ../shared/data/nemo-gym/workplace_assistant/example.jsonl with a
+// response of function calls, their outputs and a final message; with
+// tokens, each output item also carries prompt_token_ids,
+// generation_token_ids and generation_log_probs. Nil without the data.
+func realVerifyBody(b *testing.B, tokens bool) []byte {
+	f, err := os.Open("../../../../shared/data/nemo-gym/workplace_assistant/example.jsonl")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var row []byte
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		if len(sc.Bytes()) > len(row) {
+			row = bytes.Clone(sc.Bytes())
+		}
+	}
+	var m map[string]any
+	if err := json.Unmarshal(row, &m); err != nil {
+		b.Fatal(err)
+	}
+	ids := func(n, seed int) []int {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = (i*7919 + seed*104729) % 151000
+		}
+		return out
+	}
+	logprobs := func(n int) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = -float64(i%97) / 1234.5678
+		}
+		return out
+	}
+	var output []any
+	for i := range 8 {
+		call := map[string]any{"type": "function_call", "name": "email_search_emails", "call_id": fmt.Sprintf("call_%d", i),
+			"arguments": `{"query": "Task Update on Develop prototype for report generation", "page": ` + fmt.Sprint(i) + `}`,
+			"id":        fmt.Sprintf("fc_%d", i), "status": "completed"}
+		out := map[string]any{"type": "function_call_output", "call_id": fmt.Sprintf("call_%d", i),
+			"output": `{"emails": [{"email_id": "00000057", "sender": "carlos.rodriguez@atlas.com", "subject": "Task Update on Develop prototype for report generation", "sent_datetime": "2023-11-28T11:01:00", "body": "Hi team, the prototype is on track."}]}`}
+		if tokens {
+			call["prompt_token_ids"] = ids(16000+200*i, i)
+			call["generation_token_ids"] = ids(60, i+1)
+			call["generation_log_probs"] = logprobs(60)
+		}
+		output = append(output, call, out)
+	}
+	msg := map[string]any{"type": "message", "role": "assistant", "id": "msg_1", "status": "completed",
+		"content": []any{map[string]any{"type": "output_text", "text": "I replied to Carlos: Thanks for the update - I will get back to you tomorrow.", "annotations": []any{}}}}
+	if tokens {
+		msg["prompt_token_ids"] = ids(18000, 9)
+		msg["generation_token_ids"] = ids(40, 10)
+		msg["generation_log_probs"] = logprobs(40)
+	}
+	m["response"] = map[string]any{"id": "resp_1", "created_at": 1735689600.0, "model": "policy", "object": "response",
+		"output": append(output, msg), "parallel_tool_calls": false, "tool_choice": "auto", "tools": []any{}}
+	body, err := json.Marshal(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return body
+}

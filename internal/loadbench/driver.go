@@ -34,7 +34,7 @@ type Config struct {
 	// and 256.
 	Clients []int
 	// Duration is the length of one point (one target, one client count,
-	// one round); 0 means 3 s.
+	// one round); 0 means 2 s.
 	Duration time.Duration
 	// Rounds is how many alternated rounds each point gets (the table
 	// shows their medians); 0 means 3.
@@ -124,12 +124,14 @@ type scenario struct {
 }
 
 type driver struct {
-	cfg     Config
-	procs   map[string]*proc
-	row     []byte // the first workplace example row
-	pinned  bool
-	logf    func(string, ...any)
-	cleanup []func()
+	cfg    Config
+	procs  map[string]*proc
+	row    []byte // the first workplace example row
+	pinned bool
+	// loadStart is /proc/loadavg's 1-minute figure when the run began.
+	loadStart string
+	logf      func(string, ...any)
+	cleanup   []func()
 }
 
 // Run starts one process per target kind, measures every scenario at
@@ -144,7 +146,7 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Clients = []int{1, 32, 256}
 	}
 	if cfg.Duration == 0 {
-		cfg.Duration = 3 * time.Second
+		cfg.Duration = 2 * time.Second
 	}
 	if cfg.Rounds == 0 {
 		cfg.Rounds = 3
@@ -164,7 +166,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
-	d := &driver{cfg: cfg, procs: map[string]*proc{}}
+	d := &driver{cfg: cfg, procs: map[string]*proc{}, loadStart: loadavg()}
 	began := time.Now()
 	d.logf = func(f string, a ...any) {
 		fmt.Fprintf(cfg.Log, "%6.1fs "+f+"\n", append([]any{time.Since(began).Seconds()}, a...)...)
@@ -709,4 +711,14 @@ func seedClient(body string) func(context.Context, *driver, *proc, *http.Client)
 			return nil
 		}, nil, nil
 	}
+}
+
+// loadavg is the 1-minute load average ("?" when unknown): the report
+// says how loaded the machine was.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }

@@ -190,8 +190,10 @@ func (d *driver) report(scens []scenario, res map[string]map[int][]point, weathe
 		pin = "each target pinned to CPU 0 (taskset -c 0), the driver to CPU 1"
 	}
 	fmt.Fprintf(&b, "## loadbench %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(&b, "%d CPUs, %s/%s, %s; %s; %v per point, medians of %d alternated rounds.\n\n",
-		runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), pin, d.cfg.Duration, d.cfg.Rounds)
+	fmt.Fprintf(&b, "%d CPUs, %s/%s, %s; %s; %v per point, medians of %d alternated rounds; "+
+		"1-minute load average %s at the start, %s at the end (other work on the machine shows here).\n\n",
+		runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), pin, d.cfg.Duration, d.cfg.Rounds,
+		d.loadStart, loadavg())
 	b.WriteString("| scenario | clients | calls/s | p50 | p99 | server CPU/call | driver CPU/call | errors | goroutines before → after | threads | fds |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	get := func(name string, c int) (agg, bool) {

@@ -23,7 +23,7 @@ import (
 
 func main() {
 	target := flag.String("target", "", "serve this target kind (internal: the driver starts itself with it)")
-	duration := flag.Duration("duration", 3*time.Second, "length of one point (target, client count, round)")
+	duration := flag.Duration("duration", 2*time.Second, "length of one point (target, client count, round)")
 	rounds := flag.Int("rounds", 3, "alternated rounds per point (the report shows medians)")
 	clients := flag.String("clients", "1,32,256", "client counts, comma-separated")
 	scenarios := flag.String("scenarios", "", "load scenarios, comma-separated (default all): "+strings.Join(loadbench.ScenarioNames, ", "))

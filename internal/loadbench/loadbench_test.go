@@ -207,6 +207,7 @@ type benchDoor struct {
 	path string
 	body string
 	hdr  http.Header
+	want string // "" means the increment's {"success":true}
 }
 
 func (d benchDoor) serve(tb testing.TB) {
@@ -215,7 +216,11 @@ func (d benchDoor) serve(tb testing.TB) {
 	req.Host = "127.0.0.1" // the go-sdk refuses other hosts (DNS rebinding protection)
 	rec := httptest.NewRecorder()
 	d.h.ServeHTTP(rec, req)
-	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), incWant) {
+	want := d.want
+	if want == "" {
+		want = incWant
+	}
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), want) || strings.Contains(rec.Body.String(), `"isError":true`) {
 		tb.Fatalf("%s: %d %s", d.path, rec.Code, rec.Body)
 	}
 }
@@ -251,26 +256,28 @@ func buildTarget(tb testing.TB, kind string) *Target {
 	return t
 }
 
+// jsonHdr is a JSON request's header with the key/value pairs kv.
+func jsonHdr(kv ...string) http.Header {
+	h := http.Header{"Content-Type": {"application/json"}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Set(kv[i], kv[i+1])
+	}
+	return h
+}
+
 func counterDoors(tb testing.TB) map[string]benchDoor {
 	chi := buildTarget(tb, KindChi)
 	sdk := buildTarget(tb, KindSDK)
 	gk := buildTarget(tb, KindCounter)
 	chiCookie, _ := handlerSeed(tb, chi.Handler, `{"initial_count":0}`)
 	gkCookie, token := handlerSeed(tb, gk.Handler, `{"initial_count":0}`)
-	jsonHdr := func(kv ...string) http.Header {
-		h := http.Header{"Content-Type": {"application/json"}}
-		for i := 0; i+1 < len(kv); i += 2 {
-			h.Set(kv[i], kv[i+1])
-		}
-		return h
-	}
 	call := mcpCall(2, "increment_counter", incBody)
 	return map[string]benchDoor{
-		"chi":         {chi.Handler, "/increment_counter", incBody, jsonHdr("Cookie", chiCookie)},
-		"gymkit_http": {gk.Handler, "/increment_counter", incBody, jsonHdr("Cookie", gkCookie)},
-		"sdk": {sdk.Handler, "/", call, jsonHdr("Accept", mcpAccept, "Mcp-Protocol-Version", mcpProtocol,
+		"chi":         {h: chi.Handler, path: "/increment_counter", body: incBody, hdr: jsonHdr("Cookie", chiCookie)},
+		"gymkit_http": {h: gk.Handler, path: "/increment_counter", body: incBody, hdr: jsonHdr("Cookie", gkCookie)},
+		"sdk": {h: sdk.Handler, path: "/", body: call, hdr: jsonHdr("Accept", mcpAccept, "Mcp-Protocol-Version", mcpProtocol,
 			RolloutHeader, "bench")},
-		"gymkit_mcp": {gk.Handler, mcpexpose.URLPath, call, jsonHdr("Accept", mcpAccept, "Mcp-Protocol-Version", mcpProtocol,
+		"gymkit_mcp": {h: gk.Handler, path: mcpexpose.URLPath, body: call, hdr: jsonHdr("Accept", mcpAccept, "Mcp-Protocol-Version", mcpProtocol,
 			mcpexpose.TokenHeader, token)},
 	}
 }
@@ -320,6 +327,36 @@ func BenchmarkWorkplaceSeed(b *testing.B) {
 			b.SetBytes(int64(len(tc.body)))
 			for b.Loop() {
 				handlerSeed(b, wp.Handler, tc.body)
+			}
+		})
+	}
+}
+
+// BenchmarkWorkplaceCall compares one workplace_assistant tool call (a
+// directory search of a rollout seeded with the real row) on the two
+// doors, in process: the MCP door of a 27-tool instance against the
+// counter's 2 tools above.
+func BenchmarkWorkplaceCall(b *testing.B) {
+	wp := buildTarget(b, KindWorkplace)
+	row, err := firstLine(moduleRoot(b) + "/../shared/data/nemo-gym/workplace_assistant/example.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cookie, token := handlerSeed(b, wp.Handler, string(row))
+	doors := []struct {
+		name string
+		d    benchDoor
+	}{
+		{"http", benchDoor{h: wp.Handler, path: "/" + wpTool, body: wpArgs, want: wpWant,
+			hdr: jsonHdr("Cookie", cookie)}},
+		{"mcp", benchDoor{h: wp.Handler, path: mcpexpose.URLPath, body: mcpCall(2, wpTool, wpArgs), want: wpWant,
+			hdr: jsonHdr("Accept", mcpAccept, "Mcp-Protocol-Version", mcpProtocol, mcpexpose.TokenHeader, token)}},
+	}
+	for _, tc := range doors {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				tc.d.serve(b)
 			}
 		})
 	}

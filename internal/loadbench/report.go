@@ -270,10 +270,11 @@ func (d *driver) report(scens []scenario, res map[string]map[int][]point, weathe
 		w, ok := weather[door]
 		if ok && len(w.first) > 0 {
 			v := float64(median(w.last)) / float64(median(w.first))
-			ratio(fmt.Sprintf("weather %s: call %d / call 1 latency (medians of %d rollouts)", door, d.cfg.WeatherCalls, len(w.first)),
-				v, true, "<= 1.1", v <= 1.1)
+			ratio(fmt.Sprintf("weather %s: call %d / call 1 latency (medians of %d rollouts, 1 client: %s / %s)",
+				door, d.cfg.WeatherCalls, len(w.first), us(median(w.last)), us(median(w.first))), v, true, "<= 1.1", v <= 1.1)
 			v = float64(median(w.lastTen)) / float64(median(w.firstTen))
-			ratio(fmt.Sprintf("weather %s: last 10 / first 10 calls, mean latency", door), v, true, "<= 1.1", v <= 1.1)
+			ratio(fmt.Sprintf("weather %s: last 10 / first 10 calls, mean latency (%s / %s)",
+				door, us(median(w.lastTen)), us(median(w.firstTen))), v, true, "<= 1.1", v <= 1.1)
 		}
 		if w.errors > 0 {
 			problems = append(problems, fmt.Sprintf("weather %s: %d errors, first: %s", door, w.errors, w.firstErr))

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -299,5 +298,3 @@ func ModuleRoot() (string, error) {
 		dir = parent
 	}
 }
-
-var _ = strconv.Itoa

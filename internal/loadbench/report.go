@@ -128,9 +128,9 @@ func (d *driver) rollouts(ctx context.Context) map[string]rolloutResult {
 			el := time.Since(t)
 			hc.CloseIdleConnections()
 			switch {
-			case err != nil:
+			case err != nil || sum == nil:
 				res.errors++
-				res.firstErr = err.Error()
+				res.firstErr = fmt.Sprint(err)
 			default:
 				res.total += sum.Total
 				res.errors += sum.Failed + sum.NotRun
@@ -140,7 +140,9 @@ func (d *driver) rollouts(ctx context.Context) map[string]rolloutResult {
 				res.rates = append(res.rates, float64(sum.Succeeded)/el.Seconds())
 			}
 			out[name] = res
-			d.logf("rollouts %s round %d: %d in %v", name, r+1, sum.Total, el.Round(time.Millisecond))
+			if sum != nil {
+				d.logf("rollouts %s round %d: %d in %v", name, r+1, sum.Total, el.Round(time.Millisecond))
+			}
 		}
 	}
 	return out

@@ -49,8 +49,19 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$dir; \
 	done
 
+# Issue 14's suite, in one run (not part of make test; docs/performance.md): every Go
+# benchmark (ns/op, allocs/op; internal/loadbench compares both doors with a bare chi
+# handler and a bare go-sdk server), then the load driver (internal/loadbench/cmd/loadbench:
+# each target in its own process pinned to CPU 0, the driver on CPU 1; calls/s, p50/p99,
+# server CPU per call at 1, 32 and 256 clients, and the issue's ratios). About 5 minutes.
+# BENCH_FLAGS and LOADBENCH_FLAGS tune them, e.g.
+#   make bench BENCH_FLAGS='-count 5' LOADBENCH_FLAGS='-duration 10s -rounds 5'
+#   make bench LOADBENCH_FLAGS='-clients 256 -duration 30s -rounds 1'   # the 30 s error check
+BENCH_FLAGS ?=
+LOADBENCH_FLAGS ?=
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem $(BENCH_FLAGS) ./...
+	$(GO) run ./internal/loadbench/cmd/loadbench $(LOADBENCH_FLAGS)
 
 build:
 	$(GO) build -o bin/gymkit ./cmd/gymkit

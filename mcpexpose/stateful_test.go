@@ -92,7 +92,7 @@ var keys = map[string]string{"alice": "alice-key-0123456789", "bob": "bob-key-01
 
 // interactiveHost serves Interactive as the host does, behind internal/authn's
 // bearer auth with the API keys of keys.
-func interactiveHost(t *testing.T, opts func(*mcpexpose.Options)) (string, *Interactive) {
+func interactiveHost(t testing.TB, opts func(*mcpexpose.Options)) (string, *Interactive) {
 	t.Helper()
 	var lines []string
 	for name, key := range keys {
@@ -156,7 +156,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // seedToken seeds a rollout over HTTP and returns its MCP session token.
-func seedToken(t *testing.T, url string) string {
+func seedToken(t testing.TB, url string) string {
 	t.Helper()
 	req, _ := http.NewRequest("POST", strings.TrimSuffix(url, "/mcp")+"/seed_session", strings.NewReader("{}"))
 	req.Header.Set("Authorization", "Bearer "+keys["alice"])

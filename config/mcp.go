@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"time"
 )
 
 // MCPConfig is the mcp block of a server block (next to expose_tools_over_mcp): how the MCP
@@ -29,6 +30,21 @@ type MCPConfig struct {
 	// string that starts with [ or { (after white space) and parses as JSON is decoded before
 	// validation. Top-level fields only; anything else is left to validation.
 	CoerceJSONStrings bool `koanf:"coerce_json_strings"`
+	// Stateful (mcp.stateful, default false) serves MCP sessions (Mcp-Session-Id, the GET
+	// stream, DELETE), each bound to the principal that made it, so that tools can ask the
+	// client (elicitation, confirmations) and calls can be cancelled. A session lives in one
+	// process: behind a load balancer it needs affinity on Mcp-Session-Id; the stateless
+	// default keeps replicas interchangeable. See docs/mcp.md.
+	Stateful bool `koanf:"stateful"`
+	// SessionIdleTimeout (mcp.session_idle_timeout, >= 0; 0 or absent: 10m) ends a stateful
+	// MCP session without a request for that long. Stateful only.
+	SessionIdleTimeout time.Duration `koanf:"session_idle_timeout"`
+	// MaxSessionsPerPrincipal (mcp.max_sessions_per_principal, >= 0; 0 or absent: 100) bounds
+	// the live stateful MCP sessions of one principal (429 beyond). Stateful only.
+	MaxSessionsPerPrincipal int `koanf:"max_sessions_per_principal"`
+	// ConfirmTimeout (mcp.confirm_timeout, >= 0; 0 or absent: 60s) is how long a tool's
+	// framework.Confirm waits for the user's answer before refusing.
+	ConfirmTimeout time.Duration `koanf:"confirm_timeout"`
 }
 
 // MCPServerInfo is mcp.server_info: the initialize result's serverInfo and instructions. An
@@ -58,6 +74,19 @@ func (c *Config) mcpProblems(bkey string, data map[string]any, fw *frameworkConf
 	Instance{src: c.src}.unknownKeys(&ps, joinKey(bkey, "mcp"), raw, reflect.TypeFor[MCPConfig](), false)
 	if v, ok := raw["tools"]; ok && v != nil && fw.MCP.Tools == nil {
 		fw.MCP.Tools = []string{}
+	}
+	for _, k := range []struct {
+		key string
+		neg bool
+	}{
+		{"session_idle_timeout", fw.MCP.SessionIdleTimeout < 0},
+		{"max_sessions_per_principal", fw.MCP.MaxSessionsPerPrincipal < 0},
+		{"confirm_timeout", fw.MCP.ConfirmTimeout < 0},
+	} {
+		if k.neg && !bad["mcp."+k.key] {
+			ps = append(ps, c.src.problem(joinKey(joinKey(bkey, "mcp"), k.key),
+				"must not be negative (0 or null means the default)", ""))
+		}
 	}
 	for i, name := range fw.MCP.Tools {
 		if name == "" && !bad[fmt.Sprintf("mcp.tools[%d]", i)] {

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMCPBlock(t *testing.T) {
@@ -35,6 +36,18 @@ func TestMCPBlock(t *testing.T) {
 	}
 }
 
+func TestMCPStatefulKeys(t *testing.T) {
+	t.Parallel()
+	dir := writeDir(t, map[string]string{"c.yaml": server("a", "expose_tools_over_mcp: true",
+		"mcp: {stateful: true, session_idle_timeout: 90s, max_sessions_per_principal: 3, confirm_timeout: 2s}")})
+	c := mustLoad(t, opts(dir, []string{"c.yaml"}))
+	a, _ := c.Instance("a")
+	want := MCPConfig{Stateful: true, SessionIdleTimeout: 90 * time.Second, MaxSessionsPerPrincipal: 3, ConfirmTimeout: 2 * time.Second}
+	if !reflect.DeepEqual(a.MCP, want) {
+		t.Errorf("a.MCP = %+v, want %+v", a.MCP, want)
+	}
+}
+
 func TestMCPBlockProblems(t *testing.T) {
 	t.Parallel()
 	const blk = "w.resources_servers.w"
@@ -43,7 +56,13 @@ func TestMCPBlockProblems(t *testing.T) {
 	}{
 		{"not a mapping", "mcp: [a]", blk + ".mcp", "expected a map", ""},
 		{"unknown key", "mcp: {tool: [a]}", blk + ".mcp.tool", "unknown key", "tools"},
-		{"unknown key, no suggestion", "mcp: {zzzzzz: 1}", blk + ".mcp.zzzzzz", "the keys here are coerce_json_strings, server_info, tools", ""},
+		{"unknown key, no suggestion", "mcp: {zzzzzz: 1}", blk + ".mcp.zzzzzz", "the keys here are", ""},
+		{"stateful misspelt", "mcp: {statefull: true}", blk + ".mcp.statefull", "unknown key", "stateful"},
+		{"stateful not a bool", "mcp: {stateful: maybe}", blk + ".mcp.stateful", "expected true or false", ""},
+		{"negative idle timeout", "mcp: {session_idle_timeout: -1s}", blk + ".mcp.session_idle_timeout", "must not be negative", ""},
+		{"idle timeout not a duration", "mcp: {session_idle_timeout: soon}", blk + ".mcp.session_idle_timeout", "", ""},
+		{"negative session bound", "mcp: {max_sessions_per_principal: -1}", blk + ".mcp.max_sessions_per_principal", "must not be negative", ""},
+		{"negative confirm timeout", "mcp: {confirm_timeout: -5s}", blk + ".mcp.confirm_timeout", "must not be negative", ""},
 		{"tools not a list", "mcp: {tools: get_weather}", blk + ".mcp.tools", "expected a list", ""},
 		{"tool not a string", "mcp: {tools: [1]}", blk + ".mcp.tools[0]", "expected a string", ""},
 		{"empty tool name", "mcp: {tools: ['']}", blk + ".mcp.tools[0]", "must be a tool name, got an empty string", ""},

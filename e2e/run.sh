@@ -9,7 +9,11 @@
 #   4. toolkit.mjs: math_advanced_calculations with bearer auth and an
 #      mcp.tools allow-list, through the same client (401 JSON, then success);
 #   5. the MCP conformance suite's server scenarios that apply to a stateless
-#      server with its own tools (docs/mcp.md says why the others do not).
+#      server with its own tools (docs/mcp.md says why the others do not);
+#   6. the conformance environment (e2e/conformance-server: the suite's
+#      test_tool_with_progress and test_elicitation on a door with
+#      mcp.stateful: true) and the scenarios that need it: progress,
+#      elicitation, several concurrent POST streams in one session.
 #
 # Everything comes from npm (Node 22 too, as the "node" package). Set GYMKIT to
 # use an already built gymkit binary. Exits non-zero on any failure.
@@ -20,6 +24,7 @@ root=$(dirname "$here")
 node="$here/node_modules/.bin/node"
 conformance="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 scenarios=(server-initialize ping tools-list logging-set-level dns-rebinding-protection)
+stateful_scenarios=(tools-call-with-progress tools-call-elicitation server-sse-multiple-streams)
 
 if [ ! -x "$node" ] || [ ! -f "$conformance" ]; then
 	echo "e2e: the npm packages are missing: run 'npm ci' in e2e/ (make e2e does)" >&2
@@ -30,11 +35,16 @@ if [ -z "$gymkit" ]; then
 	gymkit="$here/.bin/gymkit"
 	(cd "$root" && "${GO:-go}" build -o "$gymkit" ./cmd/gymkit)
 fi
+confserver=${GYMKIT_CONFORMANCE_SERVER:-}
+if [ -z "$confserver" ]; then
+	confserver="$here/.bin/conformance-server"
+	(cd "$root" && "${GO:-go}" build -o "$confserver" ./e2e/conformance-server)
+fi
 
 work=$(mktemp -d)
-pid="" pid2=""
+pid="" pid2="" pid3=""
 cleanup() {
-	for p in $pid $pid2; do
+	for p in $pid $pid2 $pid3; do
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
@@ -113,6 +123,28 @@ for s in "${scenarios[@]}"; do
 		failed=$((failed + 1))
 	fi
 done
+
+# The conformance environment: a stateful door with the suite's tools.
+"$confserver" --config "$here/conformance-server/conformance.yaml" >"$work/ready3" 2>"$work/log3" &
+pid3=$!
+for _ in $(seq 300); do
+	[ -s "$work/ready3" ] && break
+	kill -0 "$pid3" 2>/dev/null || break
+	sleep 0.1
+done
+mcp3=$(head -n 1 "$work/ready3" 2>/dev/null | tr ' ' '\n' | sed -n 's/^mcp=//p')
+for s in "${stateful_scenarios[@]}"; do
+	if [ -n "$mcp3" ] && (cd "$work" && "$node" "$conformance" server --url "$mcp3" --scenario "$s") >"$work/$s.txt" 2>&1; then
+		echo "e2e: conformance $s (stateful): $(grep -m1 '^Passed:' "$work/$s.txt" || echo ok)"
+		passed=$((passed + 1))
+	else
+		echo "e2e: conformance $s (stateful) FAILED:" >&2
+		cat "$work/$s.txt" "$work/log3" >&2 2>/dev/null || true
+		failed=$((failed + 1))
+	fi
+done
+kill "$pid3" 2>/dev/null || true
+wait "$pid3" 2>/dev/null || true
 if [ "$failed" -gt 0 ]; then
 	echo "e2e: gymkit serve's log:" >&2
 	cat "$work/log" >&2

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -148,9 +149,9 @@ func (d *Door) build(app *framework.App, tools []framework.Tool) error {
 	srv := mcp.NewServer(d.implementation(), &mcp.ServerOptions{
 		Logger:       sdkLogger(d.log),
 		Instructions: d.info.Instructions,
-		// tools (without listChanged: a stateless server sends no
-		// notifications) even when nothing is exposed, and logging, which
-		// the SDK implements (logging/setLevel).
+		// tools (without listChanged: the tool list never changes) even
+		// when nothing is exposed, and logging, which the SDK implements
+		// (logging/setLevel).
 		Capabilities:              &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}},
 		SupportedProtocolVersions: protocolVersions,
 	})
@@ -160,15 +161,49 @@ func (d *Door) build(app *framework.App, tools []framework.Tool) error {
 		}
 	}
 	srv.AddReceivingMiddleware(d.methods)
-	d.sdk = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+	get := func(*http.Request) *mcp.Server { return srv }
+	if d.stateful {
+		// One SSE-mode handler holds the sessions; the door's streamWriter
+		// answers JSON when nothing but the response comes. The door keeps
+		// the idle timer (mcpSessions) and closes the SDK's session with it.
+		d.sdk = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+			DisableLocalhostProtection: true,
+			MaxRequestBodyBytes:        d.maxBody,
+			SessionTimeout:             d.mcpSessions.idle + time.Minute, // a backstop: the door's timer decides
+			Logger:                     sdkLogger(d.log),
+		})
+		d.mcpSessions.removed = func(id string) { closeSession(srv, id) }
+		d.app = app
+		return nil
+	}
+	d.sdk = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless:                  true,
 		JSONResponse:               true,
 		DisableLocalhostProtection: true, // the door's own check (Options.Loopback, AllowedHosts)
 		MaxRequestBodyBytes:        d.maxBody,
 		Logger:                     sdkLogger(d.log),
 	})
+	// A tools/call with a progress token, from a client that accepts a
+	// stream, goes to an SSE-mode handler (see streamWriter).
+	d.sdkStream = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+		Stateless:                  true,
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        d.maxBody,
+		Logger:                     sdkLogger(d.log),
+	})
 	d.app = app
 	return nil
+}
+
+// closeSession closes the SDK's session id of srv (idled out in the door's
+// record), so that its goroutines and streams end.
+func closeSession(srv *mcp.Server, id string) {
+	for ss := range srv.Sessions() {
+		if ss.ID() == id {
+			_ = ss.Close()
+			return
+		}
+	}
 }
 
 // addTool registers e with the SDK, turning its panics (schema checks)

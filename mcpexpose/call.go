@@ -149,16 +149,28 @@ func (d *Door) call(ctx context.Context, req *mcp.CallToolRequest) *callResult {
 	if e == nil {
 		return errorResult("Unknown tool: " + pyRepr(name) + d.unknown)
 	}
+	x := d.exchangeOf(ctx, req)
 	tok := token(req)
-	if tok == "" {
+	var sid string
+	switch {
+	case tok == "" && d.stateful && x != nil && x.sid != "":
+		// A stateful MCP session is a rollout of its own for calls
+		// without a token.
+		var ok bool
+		if sid, ok = d.mcpSessions.rolloutID(x.sid); !ok {
+			return errorResult(textMissingToken)
+		}
+	case tok == "":
 		return errorResult(textMissingToken)
-	}
-	c, ok := d.verify(tok)
-	if !ok {
-		return errorResult(textInvalidToken)
-	}
-	if c.Tools != nil && !slices.Contains(c.Tools, name) {
-		return errorResult("Tool " + pyRepr(name) + " is not allowed for this session.")
+	default:
+		c, ok := d.verify(tok)
+		if !ok {
+			return errorResult(textInvalidToken)
+		}
+		if c.Tools != nil && !slices.Contains(c.Tools, name) {
+			return errorResult("Tool " + pyRepr(name) + " is not allowed for this session.")
+		}
+		sid = c.SID
 	}
 	args := req.Params.Arguments
 	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
@@ -167,7 +179,7 @@ func (d *Door) call(ctx context.Context, req *mcp.CallToolRequest) *callResult {
 	if e.repair != nil && args != nil {
 		args = d.repairArgs(ctx, e, args) // mcp.coerce_json_strings
 	}
-	res, err := d.run(ctx, e, c.SID, args)
+	res, err := d.run(ctx, x, req, e, sid, args)
 	if err != nil {
 		err = d.app.MaskError(ctx, err, "tool", name, "door", "mcp") // mask_internal_errors
 		st := framework.StatusOf(err)
@@ -232,12 +244,28 @@ type outcome struct {
 // client goes away, which the SDK's context drops for protocols before
 // 2026-07-28 (in a stateless POST, the SDK cancels a call only when that
 // request ends anyway). run always waits for the tool to end.
-func (d *Door) run(ctx context.Context, e *exposed, sid string, args json.RawMessage) (any, error) {
-	if x, ok := ctx.Value(exchangeKey{}).(*exchange); ok {
+//
+// The tool's context also carries the call's framework.MCPClient, and its
+// values fall back to the SDK's (see callContext). In stateful mode the
+// SDK's context ends when the client sends notifications/cancelled for the
+// call, and so does the tool's.
+func (d *Door) run(ctx context.Context, x *exchange, req *mcp.CallToolRequest, e *exposed, sid string, args json.RawMessage) (any, error) {
+	sdkCtx := ctx
+	streamOK := false
+	if x != nil {
 		ctx = x.Context
+		streamOK = x.streamOK
 	}
+	if d.stateful {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		stop := context.AfterFunc(sdkCtx, cancel)
+		defer stop()
+	}
+	tctx := framework.WithMCPClient(callContext{Context: ctx, sdk: sdkCtx}, &client{d: d, req: req, streamOK: streamOK})
 	ch := make(chan outcome, 1)
-	go callTool(session.WithID(ctx, d.sessions, sid), e.tool, args, ch)
+	go callTool(session.WithID(tctx, d.sessions, sid), e.tool, args, ch)
 	o := <-ch
 	switch {
 	case o.goexit:
@@ -402,4 +430,21 @@ func errorResult(text string) *callResult {
 		CallToolResult: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true},
 		raw:            b,
 	}
+}
+
+// exchangeOf returns the exchange of a tools/call: in stateful mode the one
+// its request's exchangeHeader names (the SDK's context is the session's),
+// else the one in ctx; nil when there is none (a call that reached the SDK
+// some other way).
+func (d *Door) exchangeOf(ctx context.Context, req *mcp.CallToolRequest) *exchange {
+	if d.stateful {
+		if ex := req.GetExtra(); ex != nil && ex.Header != nil {
+			if v, ok := d.exchanges.Load(ex.Header.Get(exchangeHeader)); ok {
+				return v.(*exchange)
+			}
+		}
+		return nil
+	}
+	x, _ := ctx.Value(exchangeKey{}).(*exchange)
+	return x
 }

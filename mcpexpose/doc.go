@@ -1,5 +1,6 @@
 // Package mcpexpose is gymkit's MCP door: it serves an instance's typed
-// tools over MCP (Streamable HTTP, stateless, JSON responses) at /mcp,
+// tools over MCP (Streamable HTTP, stateless with JSON responses by default;
+// MCP sessions with Options.Stateful) at /mcp,
 // reaching the same framework.Tool values, the same rollout session and the
 // same errors as the HTTP door, as NeMo Gym's expose_tools_over_mcp does
 // (contract section d). Environments never import it: the host (package
@@ -22,6 +23,15 @@
 // An agent then seeds over HTTP, reads {"mcp": {"server_name", "url_path",
 // "transport", "headers": {"X-NeMo-Gym-Session-Token": ...}}} from the
 // answer, and calls tools/list and tools/call on /mcp with that header.
+//
+// # Talking back to the client
+//
+// Every tools/call's context carries a framework.MCPClient: the tool's
+// framework.ReportProgress and framework.LogToClient ride the call's answer,
+// which the door turns into an event stream at the first message (a call
+// that sends none is answered as JSON); framework.Elicit and
+// framework.Confirm need Options.Stateful (a stateless server cannot send
+// requests) and refuse otherwise. See docs/mcp.md.
 //
 // # Tools
 //

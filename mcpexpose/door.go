@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -107,10 +108,39 @@ type Options struct {
 	// is logged at debug (tool, field) and counted ([Door.ArgumentRepairs]).
 	// Off (NeMo's behaviour): arguments reach validation as sent.
 	CoerceJSONStrings bool
+	// Stateful (mcp.stateful) serves MCP sessions: initialize answers an
+	// Mcp-Session-Id that later requests echo, GET opens the session's
+	// stream, DELETE ends it (204). A session belongs to the principal of
+	// its initialize (framework.PrincipalOf: the auth block's API key name
+	// or JWT subject; every unauthenticated client is one principal): any
+	// other principal's request with that id, an unknown id and an idled
+	// out one all answer 404 -32600 "session not found". Tools can then ask
+	// the client (framework.Elicit, framework.Confirm) and
+	// notifications/cancelled cancels a running call's context. A
+	// tools/call without a session token runs in a rollout session of the
+	// MCP session's own (made on its first such call). A session lives in
+	// this process only: behind a load balancer, route a session's
+	// requests to one replica (affinity on Mcp-Session-Id). Off (the
+	// default, NeMo's behaviour): stateless, every request stands alone.
+	Stateful bool
+	// SessionIdleTimeout (mcp.session_idle_timeout) ends a stateful MCP
+	// session without a request for that long (none in flight); 0 means
+	// DefaultSessionIdleTimeout.
+	SessionIdleTimeout time.Duration
+	// MaxSessionsPerPrincipal (mcp.max_sessions_per_principal) bounds the
+	// live stateful sessions of one principal: one more initialize answers
+	// 429 with Retry-After. 0 means DefaultMaxSessionsPerPrincipal.
+	MaxSessionsPerPrincipal int
+	// ConfirmTimeout (mcp.confirm_timeout) is how long framework.Confirm
+	// waits for the user's answer before refusing; 0 means
+	// framework.DefaultConfirmTimeout (60 s).
+	ConfirmTimeout time.Duration
 }
 
-// Door serves one instance's tools over MCP: Streamable HTTP, stateless,
-// JSON responses, on the official go-sdk. Make it with [New] before
+// Door serves one instance's tools over MCP: Streamable HTTP on the
+// official go-sdk, stateless with JSON answers by default (a call whose tool
+// reports progress is streamed, see framework.ReportProgress), stateful with
+// Options.Stateful. Make it with [New] before
 // framework.Build (its [Door.AfterSeed] and [Door.NormalizeToolName] are
 // Build options), then [Door.Attach] the built App before serving, and
 // mount [Door.Mount] (or [Door.Handler]) inside the session middleware.
@@ -130,6 +160,13 @@ type Door struct {
 	info       ServerInfo
 	coerce     bool
 	repairs    atomic.Uint64 // arguments decoded from JSON strings
+
+	stateful       bool
+	mcpSessions    *mcpSessions // stateful only
+	confirmTimeout time.Duration
+	exchanges      sync.Map // stateful: exchange number -> *exchange, while it is served
+	exchangeSeq    atomic.Uint64
+	sdkStream      http.Handler // stateless: the SSE-mode handler for calls with a progress token
 
 	app     *framework.App
 	filter  framework.SessionToolFilter // nil: every seed is unrestricted
@@ -192,6 +229,12 @@ func New(opts Options) (*Door, error) {
 		allow:      opts.Tools,
 		info:       opts.ServerInfo,
 		coerce:     opts.CoerceJSONStrings,
+
+		stateful:       opts.Stateful,
+		confirmTimeout: opts.ConfirmTimeout,
+	}
+	if opts.Stateful {
+		d.mcpSessions = newMCPSessions(opts.SessionIdleTimeout, opts.MaxSessionsPerPrincipal)
 	}
 	if opts.Loopback || len(opts.AllowedHosts) > 0 {
 		d.hosts = newHostPolicy(opts.AllowedHosts)

@@ -24,7 +24,9 @@ import (
 // answers some of it differently, in the order of NeMo's Python SDK:
 //
 //   - only POST (405, Allow: POST; the SDK too; DELETE with Python's
-//     "Session termination not supported");
+//     "Session termination not supported"); with Options.Stateful, GET
+//     and DELETE too, and a session id of another principal, unknown or
+//     idled out answers 404 (see Door.serveStateful);
 //   - a Content-Type that does not start with application/json (any
 //     case): 400, the text "Invalid Content-Type header" and no
 //     Content-Type, as the Python SDK's transport security check answers
@@ -54,8 +56,17 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "Service Unavailable: the MCP door is not attached")
 		return
 	}
+	if d.stateful && (r.Method == http.MethodGet || r.Method == http.MethodDelete) {
+		d.serveSessionRequest(w, r)
+		return
+	}
 	if r.Method != http.MethodPost {
 		msg := "Method Not Allowed"
+		if d.stateful {
+			w.Header().Set("Allow", "GET, POST, DELETE")
+			writeRPCError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest, msg)
+			return
+		}
 		if r.Method == http.MethodDelete {
 			msg = "Method Not Allowed: Session termination not supported" // Python's stateless DELETE
 		}
@@ -117,11 +128,11 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// One allocation for what the SDK gets: a copy of the request reading
 	// the body from memory, under a context that leads tools/call back to
 	// the exchange, and the writer that rewrites the SDK's answers.
-	x := &exchange{Context: r.Context(), rw: rewriter{ResponseWriter: w, body: body, id: id}}
+	x := &exchange{Context: r.Context(), rw: rewriter{ResponseWriter: w, body: body, id: id}, streamOK: streamOK}
 	x.req = *r.WithContext(x)
 	x.body.Reset(body)
 	x.req.Body = &x.body
-	if !streamOK || !ctOK || dropVersion {
+	if !streamOK || !ctOK || dropVersion || d.stateful {
 		x.req.Header = r.Header.Clone()
 		if !streamOK {
 			x.req.Header.Set("Accept", "application/json, text/event-stream")
@@ -133,8 +144,52 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			x.req.Header.Del("Mcp-Protocol-Version")
 		}
 	}
-	d.sdk.ServeHTTP(&x.rw, &x.req)
-	x.rw.finish()
+	switch {
+	case d.stateful:
+		d.serveExchange(w, x)
+	case streamOK && progressCall(body):
+		sw := &streamWriter{rw: &x.rw, streamOK: true}
+		d.sdkStream.ServeHTTP(sw, &x.req)
+		sw.finish()
+	default:
+		d.sdk.ServeHTTP(&x.rw, &x.req)
+		x.rw.finish()
+	}
+}
+
+// exchangeHeader is the request header through which a stateful tools/call
+// finds its exchange (the SDK runs a session's calls under the context of
+// its initialize, but passes each call its own request's headers). The
+// door sets it on its copy of every request, over any value a client sent.
+const exchangeHeader = "X-Gymkit-Mcp-Exchange"
+
+// serveExchange serves a stateful request whose exchange x is ready.
+func (d *Door) serveExchange(w http.ResponseWriter, x *exchange) {
+	n := strconv.FormatUint(d.exchangeSeq.Add(1), 10)
+	x.req.Header.Set(exchangeHeader, n)
+	d.exchanges.Store(n, x)
+	defer d.exchanges.Delete(n)
+	d.serveStateful(w, x, &streamWriter{rw: &x.rw, streamOK: x.streamOK, stream: x.req.Method == http.MethodGet})
+}
+
+// serveSessionRequest serves a stateful GET (the session's stream) or
+// DELETE (the session's end), after the DNS-rebinding check.
+func (d *Door) serveSessionRequest(w http.ResponseWriter, r *http.Request) {
+	if d.sdk == nil {
+		writeRPCError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "Service Unavailable: the MCP door is not attached")
+		return
+	}
+	if d.hosts != nil {
+		if msg, ok := d.hosts.check(r); !ok {
+			writeRPCError(w, http.StatusForbidden, jsonrpc.CodeInvalidRequest, msg)
+			return
+		}
+	}
+	x := &exchange{Context: r.Context(), rw: rewriter{ResponseWriter: w}}
+	x.req = *r.WithContext(x)
+	x.req.Header = r.Header.Clone()
+	_, x.streamOK = accepts(r.Header.Values("Accept"))
+	d.serveExchange(w, x)
 }
 
 // exchange is one request as the door hands it to the SDK. It is also the
@@ -146,6 +201,8 @@ type exchange struct {
 	req             http.Request
 	body            memBody
 	rw              rewriter
+	streamOK        bool   // the client's Accept allows text/event-stream
+	sid             string // stateful: the request's MCP session id ("" on initialize)
 }
 
 // exchangeKey is the context key of the *exchange.

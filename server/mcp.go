@@ -38,7 +38,11 @@ func mcpExtension() Extension {
 				ServerInfo: mcpexpose.ServerInfo{Name: inst.Config.MCP.ServerInfo.Name,
 					Version: inst.Config.MCP.ServerInfo.Version, Title: inst.Config.MCP.ServerInfo.Title,
 					Instructions: inst.Config.MCP.ServerInfo.Instructions},
-				CoerceJSONStrings: inst.Config.MCP.CoerceJSONStrings,
+				CoerceJSONStrings:       inst.Config.MCP.CoerceJSONStrings,
+				Stateful:                inst.Config.MCP.Stateful,
+				SessionIdleTimeout:      inst.Config.MCP.SessionIdleTimeout,
+				MaxSessionsPerPrincipal: inst.Config.MCP.MaxSessionsPerPrincipal,
+				ConfirmTimeout:          inst.Config.MCP.ConfirmTimeout,
 			})
 			if err != nil {
 				return err

@@ -207,7 +207,7 @@ return v
 `)
 
 // casScript writes field key ARGV[1] of KEYS[1] if its version is still
-// ARGV[2] ('' for none): value ARGV[4] with version ARGV[3], or a delete if
+// ARGV[2] (” for none): value ARGV[4] with version ARGV[3], or a delete if
 // ARGV[5] is '1'; it sets the absolute expiry on the first write and the
 // TTL. ARGV[6], ARGV[7], ARGV[8]: idle, lifetime, now (ms). It returns 1 if
 // written (or already written by this very version: a retried reply), 0 on

@@ -47,6 +47,8 @@ type frameworkConfig struct {
 	Auth *AuthConfig `koanf:"auth"`
 	// CORS is the cors block (see CORSConfig); nil when absent or null.
 	CORS *CORSConfig `koanf:"cors"`
+	// Session is the session block (see SessionConfig).
+	Session SessionConfig `koanf:"session"`
 }
 
 // metadataKeys are framework keys NeMo's tools read (not gymkit): accepted with any value.
@@ -163,6 +165,9 @@ type Instance struct {
 	// CORS is the cors block: the origins whose browsers may call /mcp; nil (absent or null)
 	// allows none.
 	CORS *CORSConfig
+	// Session is the session block: where rollout state is kept (session.store: memory, the
+	// default, or redis with session.url; see [SessionConfig]).
+	Session SessionConfig
 	// Raw is the server block with every interpolation resolved, as written (no defaults
 	// filled in). Read-only: it may share maps with other values of the configuration.
 	Raw map[string]any
@@ -224,7 +229,7 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 			data[k] = v
 		}
 	}
-	for _, k := range []string{"max_body_bytes", "session_idle_timeout", "session_lifetime", "close_session", "mcp", "auth", "cors"} {
+	for _, k := range []string{"max_body_bytes", "session_idle_timeout", "session_lifetime", "close_session", "mcp", "auth", "cors", "session"} {
 		if v, ok := data[k]; ok && v == nil {
 			delete(data, k) // null means the default
 		}
@@ -260,7 +265,16 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 	ps = append(ps, c.authProblems(bkey, data, &fw, bad)...)
 	secrets, sps := c.secrets(bkey, data, bad)
 	ps = append(ps, sps...)
+	ps = append(ps, c.sessionStoreProblems(bkey, data, &fw, bad, secrets)...)
 	raw, copied := block, false // secrets redacted, in a copy
+	if sb, ok := block["session"].(map[string]any); ok {
+		if u, ok := sb["url"].(string); ok && redactURL(u) != u {
+			raw, copied = maps.Clone(block), true
+			sb = maps.Clone(sb)
+			sb["url"] = redactURL(u)
+			raw["session"] = sb
+		}
+	}
 	for _, k := range []string{"session_secret", "mcp_token_secret"} {
 		if v, ok := block[k]; ok && v != nil && v != "" {
 			if !copied {
@@ -303,6 +317,7 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 		MCP:                  fw.MCP,
 		Auth:                 fw.Auth,
 		CORS:                 fw.CORS,
+		Session:              fw.Session,
 	}, ps
 }
 

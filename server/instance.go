@@ -162,6 +162,8 @@ type Instance struct {
 	secrets   [][]byte // the instance secrets (never empty): the first signs
 	endpoints []Endpoint
 	url       string // base URL once a Host has bound it
+
+	closeStore func() error // releases the session store the config opened (nil: none)
 }
 
 // CookieName returns the session cookie name of an instance:
@@ -222,12 +224,18 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 		return nil, fail("", err)
 	}
 	sm := opts.Sessions
+	var closeStore func() error
 	if sm == nil {
+		state, closer, err := stateStore(ctx, opts.Config, name, log)
+		if err != nil {
+			return nil, fail("", err)
+		}
+		closeStore = closer
 		sm = session.NewManager(session.Options{CookieName: CookieName(serverType, name), Secrets: secrets,
-			Lifetime: opts.Config.SessionLifetime, IdleTimeout: opts.Config.SessionIdleTimeout})
+			Lifetime: opts.Config.SessionLifetime, IdleTimeout: opts.Config.SessionIdleTimeout, State: state})
 	}
 	inst := &Instance{Name: name, ServerType: serverType, Config: opts.Config,
-		Sessions: sm, MaxBodyBytes: limit, Logger: log, secrets: secrets}
+		Sessions: sm, MaxBodyBytes: limit, Logger: log, secrets: secrets, closeStore: closeStore}
 	inst.BodyReadTimeout = bodyTimeout
 	inst.MaxInflightBodyBytes = opts.MaxInflightBodyBytes
 	if inst.MaxInflightBodyBytes <= 0 {

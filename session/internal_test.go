@@ -165,11 +165,3 @@ func TestCookieValue(t *testing.T) {
 		}
 	}
 }
-
-// SetRedisStrategy selects how s commits an Update, for tests and
-// benchmarks: "script" (the default), "watch" (WATCH/MULTI/EXEC), each with
-// the in-process lock, or with "-nolocal" without it.
-func SetRedisStrategy(s *RedisStore, strategy string) {
-	s.watch = strings.HasPrefix(strategy, "watch")
-	s.noLocal = strings.HasSuffix(strategy, "-nolocal")
-}

@@ -1,4 +1,4 @@
-package session_test
+package redisstore_test
 
 import (
 	"context"
@@ -14,9 +14,10 @@ import (
 
 	"github.com/gymkit/gymkit/internal/redistest"
 	"github.com/gymkit/gymkit/session"
+	"github.com/gymkit/gymkit/session/redisstore"
 )
 
-func newRedisStore(t testing.TB, opts session.RedisOptions) *session.RedisStore {
+func newRedisStore(t testing.TB, opts redisstore.Options) *redisstore.Store {
 	t.Helper()
 	if opts.URL == "" {
 		opts.URL = redistest.URL(t)
@@ -24,7 +25,7 @@ func newRedisStore(t testing.TB, opts session.RedisOptions) *session.RedisStore 
 	if opts.Prefix == "" {
 		opts.Prefix = redistest.Prefix(t)
 	}
-	st, err := session.NewRedisStore(opts)
+	st, err := redisstore.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func rawClient(t testing.TB) *redis.Client {
 func TestRedisStoreGetUpdateDelete(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st := newRedisStore(t, session.RedisOptions{})
+	st := newRedisStore(t, redisstore.Options{})
 	if _, ok, err := st.Get(ctx, "s1", "k"); ok || err != nil {
 		t.Fatalf("Get of nothing = ok %v, err %v", ok, err)
 	}
@@ -116,10 +117,10 @@ func TestRedisStoreAtomicAcrossReplicas(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			prefix := redistest.Prefix(t)
-			a := newRedisStore(t, session.RedisOptions{Prefix: prefix})
-			b := newRedisStore(t, session.RedisOptions{Prefix: prefix})
-			session.SetRedisStrategy(a, strategy)
-			session.SetRedisStrategy(b, strategy)
+			a := newRedisStore(t, redisstore.Options{Prefix: prefix})
+			b := newRedisStore(t, redisstore.Options{Prefix: prefix})
+			redisstore.SetStrategy(a, strategy)
+			redisstore.SetStrategy(b, strategy)
 			var wg sync.WaitGroup
 			errs := make(chan error, 50)
 			for i := range 50 {
@@ -173,7 +174,7 @@ func TestRedisStoreTTL(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			st := newRedisStore(t, session.RedisOptions{IdleTimeout: tt.idle, Lifetime: tt.lifetime})
+			st := newRedisStore(t, redisstore.Options{IdleTimeout: tt.idle, Lifetime: tt.lifetime})
 			if err := st.Update(ctx, "s", "k", incr); err != nil {
 				t.Fatal(err)
 			}
@@ -206,7 +207,7 @@ func TestRedisStoreExpires(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Now()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	st := newRedisStore(t, session.RedisOptions{IdleTimeout: 300 * time.Millisecond, Lifetime: time.Hour, Clock: clock})
+	st := newRedisStore(t, redisstore.Options{IdleTimeout: 300 * time.Millisecond, Lifetime: time.Hour, Clock: clock})
 	if err := st.Update(ctx, "s", "k", incr); err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +233,7 @@ func TestRedisStoreOutage(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	srv := redistest.Start(t)
-	st := newRedisStore(t, session.RedisOptions{URL: srv.URL(), DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond})
+	st := newRedisStore(t, redisstore.Options{URL: srv.URL(), DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond})
 	if err := st.Update(ctx, "s", "k", incr); err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +267,7 @@ func TestRedisStoreOutage(t *testing.T) {
 func TestNewRedisStoreErrors(t *testing.T) {
 	t.Parallel()
 	for _, url := range []string{"", "http://example.com", "redis://host:notaport"} {
-		if _, err := session.NewRedisStore(session.RedisOptions{URL: url}); err == nil {
+		if _, err := redisstore.New(redisstore.Options{URL: url}); err == nil {
 			t.Errorf("NewRedisStore(%q) succeeded", url)
 		}
 	}

@@ -1,4 +1,24 @@
-package session
+// Package redisstore keeps gymkit's per-rollout state in Redis or Valkey, so
+// that several replicas of a resources server serve every rollout, on both
+// doors, with no stickiness:
+//
+//	st, err := redisstore.New(redisstore.Options{URL: "redis://127.0.0.1:6379/0", Prefix: "counter:"})
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	defer st.Close()
+//	m := session.NewManager(session.Options{CookieName: "example_session_state_mgmt___counter",
+//		Secrets: [][]byte{secret}, State: st})
+//
+// A gymkit host builds it from the instance config's session block
+// (session: {store: redis, url: ...}; see config.SessionConfig and
+// docs/deployment.md), so environments do not write this.
+//
+// It uses github.com/redis/go-redis/v9 directly, not scs's redisstore:
+// session.StateStore is keyed by session id and key and needs an atomic
+// read-modify-write of one key across processes (session.Update), which an
+// scs store's Find and Commit of a whole opaque entry cannot give.
+package redisstore
 
 import (
 	"context"
@@ -11,30 +31,22 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/gymkit/gymkit/session"
 )
 
-// ErrStoreUnavailable is in the chain of every error a shared state store
-// returns when it cannot be reached or does not answer in time (a refused
-// or timed-out connection, a read past [RedisOptions.ReadTimeout], a full
-// connection pool, a store that is loading or read-only). The framework
-// answers a tool whose error wraps it 503, {"detail": "<error text>"} on
-// the HTTP door and an isError result "HTTP 503 from POST /<tool>: ..." on
-// the MCP door; the text names the store. The call may be retried: the
-// store recovers by itself when the server returns. Test with errors.Is.
-var ErrStoreUnavailable = errors.New("the rollout state store is unavailable")
-
-// Defaults of [RedisOptions].
+// Defaults of [Options].
 const (
-	// DefaultRedisDialTimeout bounds opening a connection to Redis.
-	DefaultRedisDialTimeout = time.Second
-	// DefaultRedisReadTimeout bounds each command's reply (and its write).
-	DefaultRedisReadTimeout = time.Second
+	// DefaultDialTimeout bounds opening a connection to Redis.
+	DefaultDialTimeout = time.Second
+	// DefaultReadTimeout bounds each command's reply (and its write).
+	DefaultReadTimeout = time.Second
 )
 
-// RedisOptions configures a [RedisStore] (the instance config's session
+// Options configures a [Store] (the instance config's session
 // block: store: redis, url, prefix, dial_timeout, read_timeout, pool_size;
 // see config.SessionConfig).
-type RedisOptions struct {
+type Options struct {
 	// URL is the Redis (or Valkey) server: redis://[user:password@]host:port/db,
 	// rediss:// for TLS, or unix:///path.sock (go-redis's ParseURL syntax).
 	// Required.
@@ -45,17 +57,17 @@ type RedisOptions struct {
 	Prefix string
 	// IdleTimeout is the idle expiry of a session's state: every Get and
 	// Update sets the Redis key's TTL to it (capped by Lifetime). Zero means
-	// [DefaultIdleTimeout]; give the Manager's IdleTimeout.
+	// [session.DefaultIdleTimeout]; give the Manager's IdleTimeout.
 	IdleTimeout time.Duration
 	// Lifetime is the absolute lifetime of a session's state, counted from
 	// its first write (stored in the key): the TTL never reaches past it.
-	// Zero means [DefaultLifetime]; give the Manager's Lifetime.
+	// Zero means [session.DefaultLifetime]; give the Manager's Lifetime.
 	Lifetime time.Duration
 	// DialTimeout bounds opening a connection; zero means
-	// [DefaultRedisDialTimeout] (1s).
+	// [DefaultDialTimeout] (1s).
 	DialTimeout time.Duration
 	// ReadTimeout bounds reading each reply and writing each command; zero
-	// means [DefaultRedisReadTimeout] (1s).
+	// means [DefaultReadTimeout] (1s).
 	ReadTimeout time.Duration
 	// PoolSize is the maximum number of connections; zero means go-redis's
 	// default (10 per CPU). Waiting for a free connection is bounded by
@@ -65,11 +77,11 @@ type RedisOptions struct {
 	Clock func() time.Time
 }
 
-// RedisStore is a [StateStore] that keeps per-rollout state in Redis or
+// Store is a [session.StateStore] that keeps per-rollout state in Redis or
 // Valkey, so that every replica of an instance reads and writes the same
 // state: any replica answers any call of any rollout, on either door, with
 // no stickiness. It talks to Redis through github.com/redis/go-redis/v9
-// directly rather than through scs's redisstore ([SCSStore]): a StateStore
+// directly rather than through scs's redisstore (session.SCSStore): a StateStore
 // is keyed by session id and key and needs an atomic read-modify-write of
 // one key, which scs's Find/Commit of a whole opaque entry cannot express
 // across processes.
@@ -94,15 +106,15 @@ type RedisOptions struct {
 //
 // Failures: a store that is down, slow or out of connections makes Get,
 // Update and Delete fail within about DialTimeout + ReadTimeout with an
-// error wrapping [ErrStoreUnavailable] that names the store's address;
+// error wrapping [session.ErrStoreUnavailable] that names the store's address;
 // nothing is half-written (the script's write is all or nothing), and the
 // store recovers by itself (connections are re-dialled on the next call).
 // When a commit's reply is lost, the write may have happened or not; a
 // retried call sees which.
 //
-// Make it with [NewRedisStore]; [RedisStore.Close] closes its connections.
+// Make it with [New]; [Store.Close] closes its connections.
 // A RedisStore is safe for concurrent use.
-type RedisStore struct {
+type Store struct {
 	rdb      *redis.Client
 	addr     string
 	prefix   string
@@ -113,22 +125,22 @@ type RedisStore struct {
 	noLocal  bool // no in-process lock (benchmarks)
 
 	mu    sync.Mutex
-	locks map[string]*scsLock // in-process lock per "<session id>\x00<key>"
+	locks map[string]*keyLock // in-process lock per "<session id>\x00<key>"
 }
 
-// NewRedisStore returns a RedisStore configured by opts. It does not
-// connect: the first call does (see [RedisStore.Ping] to check at start).
+// New returns a Store configured by opts. It does not
+// connect: the first call does (see [Store.Ping] to check at start).
 // It fails if opts.URL is empty or does not parse.
-func NewRedisStore(opts RedisOptions) (*RedisStore, error) {
+func New(opts Options) (*Store, error) {
 	if opts.URL == "" {
-		return nil, errors.New("session: NewRedisStore: a Redis URL is required")
+		return nil, errors.New("redisstore.New: a Redis URL is required")
 	}
 	ro, err := redis.ParseURL(opts.URL)
 	if err != nil {
-		return nil, fmt.Errorf("session: NewRedisStore: bad Redis URL: %w", err)
+		return nil, fmt.Errorf("redisstore.New: bad Redis URL: %w", err)
 	}
-	ro.DialTimeout = cmp(opts.DialTimeout, DefaultRedisDialTimeout)
-	ro.ReadTimeout = cmp(opts.ReadTimeout, DefaultRedisReadTimeout)
+	ro.DialTimeout = cmp(opts.DialTimeout, DefaultDialTimeout)
+	ro.ReadTimeout = cmp(opts.ReadTimeout, DefaultReadTimeout)
 	ro.WriteTimeout = ro.ReadTimeout
 	ro.PoolTimeout = ro.ReadTimeout + time.Second
 	ro.MaxRetries = -1 // fail fast; a lost reply is handled by the version check
@@ -138,14 +150,14 @@ func NewRedisStore(opts RedisOptions) (*RedisStore, error) {
 	if opts.PoolSize > 0 {
 		ro.PoolSize = opts.PoolSize
 	}
-	s := &RedisStore{
+	s := &Store{
 		rdb:      redis.NewClient(ro),
 		addr:     ro.Addr,
 		prefix:   opts.Prefix,
-		idle:     cmp(opts.IdleTimeout, DefaultIdleTimeout),
-		lifetime: cmp(opts.Lifetime, DefaultLifetime),
+		idle:     cmp(opts.IdleTimeout, session.DefaultIdleTimeout),
+		lifetime: cmp(opts.Lifetime, session.DefaultLifetime),
 		now:      opts.Clock,
-		locks:    make(map[string]*scsLock),
+		locks:    make(map[string]*keyLock),
 	}
 	if s.prefix == "" {
 		s.prefix = "gymkit:"
@@ -165,32 +177,32 @@ func cmp(d, def time.Duration) time.Duration {
 }
 
 // Key returns the Redis key of sessionID's state: "<prefix><session id>".
-func (s *RedisStore) Key(sessionID string) string { return s.prefix + sessionID }
+func (s *Store) Key(sessionID string) string { return s.prefix + sessionID }
 
 // Addr is the address of the Redis server (host:port, or the socket path).
-func (s *RedisStore) Addr() string { return s.addr }
+func (s *Store) Addr() string { return s.addr }
 
 // Close closes the store's connections; calls after Close fail.
-func (s *RedisStore) Close() error { return s.rdb.Close() }
+func (s *Store) Close() error { return s.rdb.Close() }
 
 // Ping checks that the store answers (a Redis PING within ReadTimeout); it
-// returns nil or an error wrapping [ErrStoreUnavailable]. A host's
+// returns nil or an error wrapping [session.ErrStoreUnavailable]. A host's
 // readiness probe calls it.
-func (s *RedisStore) Ping(ctx context.Context) error {
+func (s *Store) Ping(ctx context.Context) error {
 	return s.fail("PING", s.rdb.Ping(ctx).Err())
 }
 
 // fail wraps a go-redis error: nil stays nil; a network, timeout, pool or
-// server-state error wraps ErrStoreUnavailable; the context's own errors
+// server-state error wraps session.ErrStoreUnavailable; the context's own errors
 // stay as they are (the caller gave up).
-func (s *RedisStore) fail(op string, err error) error {
+func (s *Store) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	return fmt.Errorf("session: %w (redis at %s, %s): %v", ErrStoreUnavailable, s.addr, op, err)
+	return fmt.Errorf("session: %w (redis at %s, %s): %v", session.ErrStoreUnavailable, s.addr, op, err)
 }
 
 // getScript reads field ARGV[1] and refreshes the TTL of KEYS[1]: ARGV[2]
@@ -230,8 +242,8 @@ redis.call('PEXPIRE', KEYS[1], math.max(ttl, 1))
 return 1
 `)
 
-// Get implements [StateStore]: one script call (HGET and the TTL refresh).
-func (s *RedisStore) Get(ctx context.Context, sessionID, key string) ([]byte, bool, error) {
+// Get implements [session.StateStore]: one script call (HGET and the TTL refresh).
+func (s *Store) Get(ctx context.Context, sessionID, key string) ([]byte, bool, error) {
 	v, err := getScript.Run(ctx, s.rdb, []string{s.Key(sessionID)},
 		"v:"+key, s.idle.Milliseconds(), s.now().UnixMilli()).Text()
 	if errors.Is(err, redis.Nil) {
@@ -243,10 +255,10 @@ func (s *RedisStore) Get(ctx context.Context, sessionID, key string) ([]byte, bo
 	return []byte(v), true, nil
 }
 
-// Update implements [StateStore] (see [RedisStore] for how it is atomic):
+// Update implements [session.StateStore] (see [Store] for how it is atomic):
 // per attempt one HMGET, fn, and one script call; fn errors come back
 // unchanged and write nothing.
-func (s *RedisStore) Update(ctx context.Context, sessionID, key string, fn func(old []byte, ok bool) ([]byte, error)) error {
+func (s *Store) Update(ctx context.Context, sessionID, key string, fn func(old []byte, ok bool) ([]byte, error)) error {
 	if !s.noLocal {
 		lk := sessionID + "\x00" + key
 		l := s.lock(lk)
@@ -287,7 +299,7 @@ func (s *RedisStore) Update(ctx context.Context, sessionID, key string, fn func(
 
 // updateWatch is Update with an optimistic WATCH/MULTI/EXEC transaction, kept
 // for the benchmark that compares it with the script.
-func (s *RedisStore) updateWatch(ctx context.Context, sessionID, key string, fn func(old []byte, ok bool) ([]byte, error)) error {
+func (s *Store) updateWatch(ctx context.Context, sessionID, key string, fn func(old []byte, ok bool) ([]byte, error)) error {
 	rkey := s.Key(sessionID)
 	for attempt := 0; ; attempt++ {
 		var fnErr error
@@ -359,17 +371,17 @@ func newVersion() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Delete implements [StateStore]: one DEL of the session's key, seen at once
+// Delete implements [session.StateStore]: one DEL of the session's key, seen at once
 // by every replica.
-func (s *RedisStore) Delete(ctx context.Context, sessionID string) error {
+func (s *Store) Delete(ctx context.Context, sessionID string) error {
 	return s.fail("delete", s.rdb.Del(ctx, s.Key(sessionID)).Err())
 }
 
-func (s *RedisStore) lock(k string) *scsLock {
+func (s *Store) lock(k string) *keyLock {
 	s.mu.Lock()
 	l := s.locks[k]
 	if l == nil {
-		l = new(scsLock)
+		l = new(keyLock)
 		s.locks[k] = l
 	}
 	l.refs++
@@ -378,7 +390,7 @@ func (s *RedisStore) lock(k string) *scsLock {
 	return l
 }
 
-func (s *RedisStore) unlock(k string, l *scsLock) {
+func (s *Store) unlock(k string, l *keyLock) {
 	l.mu.Unlock()
 	s.mu.Lock()
 	if l.refs--; l.refs == 0 {
@@ -386,3 +398,11 @@ func (s *RedisStore) unlock(k string, l *scsLock) {
 	}
 	s.mu.Unlock()
 }
+
+// keyLock serializes the Updates of one (session id, key) in this process.
+type keyLock struct {
+	mu   sync.Mutex
+	refs int // guarded by Store.mu
+}
+
+var _ session.StateStore = (*Store)(nil)

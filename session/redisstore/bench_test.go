@@ -1,4 +1,4 @@
-package session_test
+package redisstore_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/gymkit/gymkit/internal/redistest"
 	"github.com/gymkit/gymkit/session"
+	"github.com/gymkit/gymkit/session/redisstore"
 )
 
 // BenchmarkStoreCall is the per-call cost of a StateStore, one rollout after
@@ -21,10 +22,10 @@ func BenchmarkStoreCall(b *testing.B) {
 		st   func(*testing.B) session.StateStore
 	}{
 		{"memory", func(*testing.B) session.StateStore { return session.NewMemoryStore() }},
-		{"redis", func(b *testing.B) session.StateStore { return newRedisStore(b, session.RedisOptions{}) }},
+		{"redis", func(b *testing.B) session.StateStore { return newRedisStore(b, redisstore.Options{}) }},
 		{"redis-watch", func(b *testing.B) session.StateStore {
-			st := newRedisStore(b, session.RedisOptions{})
-			session.SetRedisStrategy(st, "watch")
+			st := newRedisStore(b, redisstore.Options{})
+			redisstore.SetStrategy(st, "watch")
 			return st
 		}},
 	}
@@ -59,10 +60,10 @@ func BenchmarkRedisContention(b *testing.B) {
 	for _, strategy := range []string{"script", "watch", "script-nolocal", "watch-nolocal"} {
 		b.Run(strategy, func(b *testing.B) {
 			prefix := redistest.Prefix(b)
-			r1 := newRedisStore(b, session.RedisOptions{Prefix: prefix})
-			r2 := newRedisStore(b, session.RedisOptions{Prefix: prefix})
-			session.SetRedisStrategy(r1, strategy)
-			session.SetRedisStrategy(r2, strategy)
+			r1 := newRedisStore(b, redisstore.Options{Prefix: prefix})
+			r2 := newRedisStore(b, redisstore.Options{Prefix: prefix})
+			redisstore.SetStrategy(r1, strategy)
+			redisstore.SetStrategy(r2, strategy)
 			var calls, updates int64
 			var mu sync.Mutex
 			round := 0

@@ -68,8 +68,10 @@ type Server struct {
 // URL is the server's redis:// URL.
 func (s *Server) URL() string { return "redis://127.0.0.1:" + strconv.Itoa(s.Port) + "/0" }
 
-// Start starts a redis-server from PATH on a free loopback port, with no
-// persistence, and stops it when the test ends. It skips (fails under
+// Start starts a redis-server from PATH on a free loopback port, with an
+// append-only file synced on every write (so that a kill and [Server.Restart]
+// keep every committed write, as a production Redis with AOF does), and stops
+// it when the test ends. It skips (fails under
 // GYMKIT_REQUIRE_REDIS=1) when GYMKIT_REDIS_URL is unset or there is no
 // redis-server on PATH.
 func Start(t testing.TB) *Server {
@@ -97,7 +99,7 @@ func (s *Server) Restart(t testing.TB) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cmd := exec.Command("redis-server", "--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", s.dir)
+		"--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", s.dir)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting redis-server: %v", err)
 	}

@@ -255,11 +255,11 @@ func TestRedisStoreOutage(t *testing.T) {
 			t.Errorf("%s took %v: not failing fast", name, d)
 		}
 	}
-	srv.Restart(t) // an empty Redis: no persistence
+	srv.Restart(t) // the append-only file kept the committed write, and only it
 	if err := st.Update(ctx, "s", "k", incr); err != nil {
 		t.Fatalf("after the restart: %v", err)
 	}
-	if v, _, err := st.Get(ctx, "s", "k"); err != nil || string(v) != "1" {
+	if v, _, err := st.Get(ctx, "s", "k"); err != nil || string(v) != "2" {
 		t.Errorf("after the restart: %q, %v", v, err)
 	}
 }

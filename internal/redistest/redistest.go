@@ -93,7 +93,8 @@ func Start(t testing.TB) *Server {
 }
 
 // Restart starts the server again (after Stop) on the same port and waits
-// until it accepts connections.
+// until it answers PING with PONG (it answers LOADING while it reads its
+// append-only file back).
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
 	s.mu.Lock()
@@ -106,9 +107,8 @@ func (s *Server) Restart(t testing.TB) {
 	s.cmd = cmd
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", s.Port), 200*time.Millisecond)
+		err := ping(s.Port)
 		if err == nil {
-			_ = c.Close()
 			return
 		}
 		if time.Now().After(deadline) {
@@ -129,4 +129,26 @@ func (s *Server) Stop() {
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
 	s.cmd = nil
+}
+
+// ping sends PING and wants +PONG.
+func ping(port int) error {
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return err
+	}
+	buf := make([]byte, 64)
+	n, err := c.Read(buf)
+	if err != nil {
+		return err
+	}
+	if string(buf[:n]) != "+PONG\r\n" {
+		return fmt.Errorf("PING answered %q", buf[:n])
+	}
+	return nil
 }

@@ -113,7 +113,7 @@ type Options struct {
 // retried call sees which.
 //
 // Make it with [New]; [Store.Close] closes its connections.
-// A RedisStore is safe for concurrent use.
+// A Store is safe for concurrent use.
 type Store struct {
 	rdb      *redis.Client
 	addr     string

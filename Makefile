@@ -1,7 +1,7 @@
 # gymkit: `make test` is the project's test command (CI runs it through .ci/run).
 GO ?= go
 
-.PHONY: test fmt vet unit bench fuzz e2e build run peer soak
+.PHONY: test fmt vet unit bench fuzz e2e build run peer soak redis-test
 
 # `make run` serves example_mcp_weather on http://127.0.0.1:$(RUN_PORT).
 RUN_PORT ?= 8000
@@ -60,8 +60,13 @@ fuzz:
 BENCH_FLAGS ?=
 LOADBENCH_FLAGS ?=
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem $(BENCH_FLAGS) ./...
+	.ci/with-redis.sh $(GO) test -run '^$$' -bench . -benchmem $(BENCH_FLAGS) ./...
 	$(GO) run ./internal/loadbench/cmd/loadbench $(LOADBENCH_FLAGS)
+
+# redis-test: the tests that need Redis (store, two replicas, peer goldens on
+# Redis) against a private redis-server on a free port; they fail, not skip.
+redis-test:
+	.ci/with-redis.sh --require $(GO) test -race -count=1 ./session/redisstore/ ./internal/replicas/ ./internal/peerreplay/ ./server/ ./config/
 
 build:
 	$(GO) build -o bin/gymkit ./cmd/gymkit

@@ -51,6 +51,8 @@ type frameworkConfig struct {
 	CORS *CORSConfig `koanf:"cors"`
 	// Metrics is the metrics block (see MetricsConfig).
 	Metrics MetricsConfig `koanf:"metrics"`
+	// Session is the session block (see SessionConfig).
+	Session SessionConfig `koanf:"session"`
 }
 
 // metadataKeys are framework keys NeMo's tools read (not gymkit): accepted with any value.
@@ -174,6 +176,9 @@ type Instance struct {
 	// instance's Prometheus endpoint; the zero value (Enabled false) serves none. Path is ""
 	// unless set, which the host reads as [DefaultMetricsPath].
 	Metrics MetricsConfig
+	// Session is the session block: where rollout state is kept (session.store: memory, the
+	// default, or redis with session.url; see [SessionConfig]).
+	Session SessionConfig
 	// Raw is the server block with every interpolation resolved, as written (no defaults
 	// filled in). Read-only: it may share maps with other values of the configuration.
 	Raw map[string]any
@@ -235,7 +240,7 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 			data[k] = v
 		}
 	}
-	for _, k := range []string{"max_body_bytes", "session_idle_timeout", "session_lifetime", "close_session", "openapi", "mcp", "auth", "cors", "metrics"} {
+	for _, k := range []string{"max_body_bytes", "session_idle_timeout", "session_lifetime", "close_session", "openapi", "mcp", "auth", "cors", "metrics", "session"} {
 		if v, ok := data[k]; ok && v == nil {
 			delete(data, k) // null means the default
 		}
@@ -272,7 +277,16 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 	ps = append(ps, c.metricsProblems(bkey, data, &fw, bad)...)
 	secrets, sps := c.secrets(bkey, data, bad)
 	ps = append(ps, sps...)
+	ps = append(ps, c.sessionStoreProblems(bkey, data, &fw, bad, secrets)...)
 	raw, copied := block, false // secrets redacted, in a copy
+	if sb, ok := block["session"].(map[string]any); ok {
+		if u, ok := sb["url"].(string); ok && redactURL(u) != u {
+			raw, copied = maps.Clone(block), true
+			sb = maps.Clone(sb)
+			sb["url"] = redactURL(u)
+			raw["session"] = sb
+		}
+	}
 	for _, k := range []string{"session_secret", "mcp_token_secret"} {
 		if v, ok := block[k]; ok && v != nil && v != "" {
 			if !copied {
@@ -317,6 +331,7 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 		Auth:                 fw.Auth,
 		CORS:                 fw.CORS,
 		Metrics:              fw.Metrics,
+		Session:              fw.Session,
 	}, ps
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gymkit/gymkit/framework/internal/lax"
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/session"
 )
 
 // Error is an error with an HTTP status and a detail, FastAPI's HTTPException.
@@ -128,6 +129,9 @@ func (s Status) MCPText(tool string) string {
 //     {"detail": ...}; detail str(detail);
 //   - a [*ValidationError]: 422; body {"detail":[items with "body" loc prefix]};
 //     detail json.dumps(items) with "url" keys and no "body" prefix;
+//   - an error wrapping session.ErrStoreUnavailable (the rollout state
+//     store is down or too slow): 503; body {"detail": <error text>};
+//     detail the error text, which names the store;
 //   - a recovered panic or any other error: 500; the body is a JSON string of
 //     the error text (NeMo's exception middleware writes repr(e) the same way);
 //     the detail is that text.
@@ -180,6 +184,14 @@ func StatusOf(err error) Status {
 			return StatusOf(PythonError("TypeError", fmt.Sprintf("detail of type %T is not JSON serializable", fe.Detail)))
 		}
 		return Status{Code: fe.status(), Body: body, Detail: fe.detailText()}
+	}
+	if errors.Is(err, session.ErrStoreUnavailable) {
+		// The shared state store is down or slow (session/redisstore): a
+		// 503 the agent may retry, naming the store; never Python's
+		// unhandled 500, so the rollout keeps its cookie.
+		text := err.Error()
+		body, _ := pyjson.Marshal(detailBody{Detail: text}, pyjson.Python)
+		return Status{Code: http.StatusServiceUnavailable, Body: body, Detail: text}
 	}
 	text := err.Error()
 	body, _ := pyjson.Marshal(text, pyjson.Python)

@@ -317,6 +317,11 @@ func (h *Host) Serve(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
+	for _, in := range h.instances {
+		if in.closeStore != nil {
+			_ = in.closeStore()
+		}
+	}
 	if serveErr != nil {
 		return serveErr
 	}
@@ -343,6 +348,11 @@ func (h *Host) Close() error {
 	var errs []error
 	for _, ln := range h.listeners {
 		errs = append(errs, ln.Close())
+	}
+	for _, in := range h.instances {
+		if in.closeStore != nil {
+			_ = in.closeStore()
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -167,6 +167,7 @@ type Instance struct {
 	draining   atomic.Bool   // Drain was called
 	health     health        // readiness transitions, for logging
 	mcpRepairs func() uint64 // the MCP door's argument repair count; nil without MCP
+	closeStore func() error // releases the session store the config opened (nil: none)
 }
 
 // CookieName returns the session cookie name of an instance:
@@ -232,16 +233,22 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 		metrics = newInstanceMetrics(name, serverType, opts.Config.Metrics, func() bool { return inst.Draining() })
 	}
 	sm := opts.Sessions
+	var closeStore func() error
 	if sm == nil {
+		state, closer, err := stateStore(ctx, opts.Config, name, log)
+		if err != nil {
+			return nil, fail("", err)
+		}
+		closeStore = closer
 		sopts := session.Options{CookieName: CookieName(serverType, name), Secrets: secrets,
-			Lifetime: opts.Config.SessionLifetime, IdleTimeout: opts.Config.SessionIdleTimeout}
+			Lifetime: opts.Config.SessionLifetime, IdleTimeout: opts.Config.SessionIdleTimeout, State: state}
 		if metrics != nil { // the store the options choose, timed
 			sopts.State = &meteredStore{inner: session.NewManager(sopts).State(), m: metrics}
 		}
 		sm = session.NewManager(sopts)
 	}
 	inst = &Instance{Name: name, ServerType: serverType, Config: opts.Config,
-		Sessions: sm, MaxBodyBytes: limit, Logger: log, secrets: secrets}
+		Sessions: sm, MaxBodyBytes: limit, Logger: log, secrets: secrets, closeStore: closeStore}
 	inst.BodyReadTimeout = bodyTimeout
 	inst.MaxInflightBodyBytes = opts.MaxInflightBodyBytes
 	if inst.MaxInflightBodyBytes <= 0 {

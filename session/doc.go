@@ -86,6 +86,12 @@
 // one process. What scs cannot express, a cookie on every answer with the
 // state stored only when written, is gymkit's code in [Manager.Middleware].
 //
+// For several replicas, session/redisstore keeps the state in Redis or
+// Valkey (the instance config's session.store: redis): Update stays atomic
+// per session and key across processes, the idle timeout and the lifetime
+// are the keys' TTLs, and a store outage surfaces as errors wrapping
+// [ErrStoreUnavailable], which the framework answers 503 (docs/deployment.md).
+//
 // State that cannot be serialized (open files, a simulated world with
 // pointers) can instead be kept by the environment in its own memory, in a
 // map keyed by [ID]; that needs a single replica, or session affinity. The

@@ -109,7 +109,7 @@ func TestPeerReplay(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			replayFile(t, name, f)
+			replayFile(t, name, f, "")
 		})
 	}
 }
@@ -141,9 +141,11 @@ func readScenarios(t *testing.T, path string) []scenario {
 }
 
 // startHost serves the variant's shipped config on a free loopback port
-// through the real host and returns its base URL.
-func startHost(t *testing.T, variant string) string {
+// through the real host and returns its base URL. With redisURL, the
+// instance keeps its rollout state in that Redis (see redisOverrides).
+func startHost(t *testing.T, sc scenario, redisURL string) string {
 	t.Helper()
+	variant := sc.Variant
 	v, ok := variants[variant]
 	if !ok {
 		t.Fatalf("peer variant %q has no config in variants", variant)
@@ -156,6 +158,9 @@ func startHost(t *testing.T, variant string) string {
 		overrides = append(overrides,
 			"workplace_assistant.resources_servers.workplace_assistant.data_dir="+filepath.Join(data, "csv_data"),
 			"workplace_assistant.resources_servers.workplace_assistant.tools_file="+filepath.Join(data, "tools.json"))
+	}
+	if redisURL != "" {
+		overrides = append(overrides, redisOverrides(t, sc, redisURL)...)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h, err := server.New(ctx, server.Options{
@@ -212,9 +217,9 @@ func expand(s, token string) string {
 	})
 }
 
-func replayFile(t *testing.T, name, path string) {
+func replayFile(t *testing.T, name, path, redisURL string) {
 	scenarios := readScenarios(t, path)
-	base := startHost(t, scenarios[0].Variant)
+	base := startHost(t, scenarios[0], redisURL)
 	client := &http.Client{
 		Timeout:       30 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

@@ -1,0 +1,40 @@
+package peerreplay
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gymkit/gymkit/internal/redistest"
+)
+
+// TestPeerReplayRedis replays every peer file again with the rollout state
+// in Redis (session.store: redis, a session_secret, a key prefix of its
+// own): the answers must be the same as with the memory store. It needs
+// GYMKIT_REDIS_URL (see internal/redistest: it skips without, and fails
+// under GYMKIT_REQUIRE_REDIS=1).
+func TestPeerReplayRedis(t *testing.T) {
+	url := redistest.URL(t)
+	files, err := filepath.Glob(filepath.Join(peerDir(t), "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no peer files under %s (%v): the replay needs ../shared beside the repository", peerDir(t), err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			replayFile(t, name, f, url)
+		})
+	}
+}
+
+// redisOverrides puts the scenario's instance on the Redis store.
+func redisOverrides(t *testing.T, sc scenario, url string) []string {
+	block := sc.Instance + ".resources_servers." + sc.ServerDir + "."
+	return []string{
+		block + "session.store=redis",
+		block + "session.url=" + url,
+		block + "session.prefix=" + redistest.Prefix(t),
+		block + "session_secret=peer-replay-redis-0123456789abcdefghijklmnop",
+	}
+}

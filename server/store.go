@@ -1,0 +1,58 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/session"
+	"github.com/gymkit/gymkit/session/redisstore"
+)
+
+// stateStore returns the state store that the instance config's session
+// block names (nil for the memory store: the Manager's default) and the
+// function that releases it. store: redis needs configured secrets (the
+// config loader says so too, for YAML configs): a random per-process
+// secret would make every other replica refuse the rollout's cookies and
+// tokens. The store is pinged once; a store that does not answer is
+// logged, not fatal: calls fail with session.ErrStoreUnavailable until it
+// answers.
+func stateStore(ctx context.Context, cfg config.Instance, name string, log *slog.Logger) (session.StateStore, func() error, error) {
+	sc := cfg.Session
+	if sc.Store == "" || sc.Store == config.SessionStoreMemory {
+		return nil, nil, nil
+	}
+	if sc.Store != config.SessionStoreRedis {
+		return nil, nil, errors.New("session.store: unknown store " + sc.Store + ": one of memory, redis")
+	}
+	if len(cfg.SessionSecrets) == 0 {
+		return nil, nil, errors.New("session.store: redis needs session_secret set (the same on every replica): with a random per-process secret the other replicas would refuse every rollout's cookie and MCP token")
+	}
+	prefix := sc.Prefix
+	if prefix == "" {
+		prefix = "gymkit:" + name + ":"
+	}
+	idle, lifetime := cfg.SessionIdleTimeout, cfg.SessionLifetime
+	if idle <= 0 {
+		idle = config.DefaultSessionIdleTimeout
+	}
+	if lifetime <= 0 {
+		lifetime = config.DefaultSessionLifetime
+	}
+	st, err := redisstore.New(redisstore.Options{URL: sc.URL, Prefix: prefix,
+		IdleTimeout: min(idle, lifetime), Lifetime: lifetime,
+		DialTimeout: sc.DialTimeout, ReadTimeout: sc.ReadTimeout, PoolSize: sc.PoolSize})
+	if err != nil {
+		return nil, nil, errors.New("session.url: " + err.Error())
+	}
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := st.Ping(pctx); err != nil {
+		log.Warn("the session store does not answer yet; calls that read or write rollout state fail with 503 until it does", "store", "redis", "addr", st.Addr(), "error", err)
+	} else {
+		log.Info("session store", "store", "redis", "addr", st.Addr(), "prefix", prefix)
+	}
+	return st, st.Close, nil
+}

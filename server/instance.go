@@ -167,7 +167,7 @@ type Instance struct {
 	draining   atomic.Bool   // Drain was called
 	health     health        // readiness transitions, for logging
 	mcpRepairs func() uint64 // the MCP door's argument repair count; nil without MCP
-	closeStore func() error // releases the session store the config opened (nil: none)
+	closeStore func() error  // releases the session store the config opened (nil: none)
 }
 
 // CookieName returns the session cookie name of an instance:

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -18,14 +18,14 @@ import (
 func gymkitRun(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), args, &stdout, &stderr)
+	code := Run(context.Background(), args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 
 // testRows is a row file of the rollout package's testdata.
 func testRows(t *testing.T, name string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "..", "rollout", "testdata", name))
+	p, err := filepath.Abs(filepath.Join("..", "rollout", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ type command struct {
 }
 
 // commands are the subcommands in the order of the help text.
-var commands = []*command{serveCommand, rolloutCommand}
+var commands = []*command{serveCommand, rolloutCommand, checkCommand, configCommand, toolsCommand, typesCommand, newCommand}
 
 const mainUsage = `gymkit runs gymkit resources servers: the HTTP servers that NeMo Gym's agents call
 during a rollout (seed_session, tools, verify, aggregate_metrics).
@@ -124,6 +124,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	name, rest := args[0], args[1:]
+	if wantsVersion(args) {
+		fmt.Fprint(stdout, versionText())
+		return exitOK
+	}
 	switch name {
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText())
@@ -162,5 +166,20 @@ func usageText() string {
 		list += fmt.Sprintf("\t%-8s %s\n", c.name, c.summary)
 	}
 	list += fmt.Sprintf("\t%-8s %s\n", "help", "show the help of a command")
+	list += fmt.Sprintf("\t%-8s %s\n", "--version", "print gymkit's version (also after any command)")
 	return fmt.Sprintf(mainUsage, list)
+}
+
+// wantsVersion reports whether --version (or -version) is among the
+// arguments before "--": every subcommand then prints the version.
+func wantsVersion(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--version", "-version":
+			return true
+		}
+	}
+	return false
 }

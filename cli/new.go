@@ -196,7 +196,11 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail("%v", err)
 		}
-		nb, err := addImport(b, d.ImportPath, "registers the "+name+" server type")
+		comment := "registers the " + name + " server type"
+		if module == "" {
+			comment = "" // servers/all lists bare imports
+		}
+		nb, err := addImport(b, d.ImportPath, comment)
 		if err != nil {
 			return fail("%s: %v", p, err)
 		}
@@ -260,7 +264,11 @@ func addImport(src []byte, imp, comment string) ([]byte, error) {
 		return nil, errors.New("unterminated import block")
 	}
 	j += i
-	s = s[:j] + "\n\t_ \"" + imp + "\" // " + comment + s[j:]
+	line := "\n\t_ \"" + imp + "\""
+	if comment != "" {
+		line += " // " + comment
+	}
+	s = s[:j] + line + s[j:]
 	return format.Source([]byte(s))
 }
 

@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/buildinfo"
 	"github.com/gymkit/gymkit/session"
 )
 
@@ -415,21 +414,8 @@ func isAlnum(c byte) bool {
 }
 
 // gymkitVersion is the gymkit module version in this binary, for
-// serverInfo.version.
-var gymkitVersion = sync.OnceValue(func() string {
-	const module = "github.com/gymkit/gymkit"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Path == module && bi.Main.Version != "" {
-			return bi.Main.Version
-		}
-		for _, m := range bi.Deps {
-			if m.Path == module {
-				return m.Version
-			}
-		}
-	}
-	return "(devel)"
-})
+// serverInfo.version: the version gymkit --version prints.
+var gymkitVersion = buildinfo.Version
 
 // logAttrs logs msg with the door's attribute (door=mcp) and args. The
 // instance attribute is the host logger's.

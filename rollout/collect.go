@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,7 +53,10 @@ type Options struct {
 	NumRepeats int
 	// HTTPClient makes every request (seed, tools, verify, MCP,
 	// aggregate_metrics); nil means a pooled client without timeouts (a tool
-	// call may take minutes).
+	// call may take minutes). Run closes the client's idle connections when
+	// it returns (http.Client.CloseIdleConnections), so that the instance's
+	// drain does not wait for connections the client keeps (Go's
+	// http.Server.Shutdown waits up to 5 s for one dialed but never used).
 	HTTPClient *http.Client
 	// Warn receives warnings (rows with nothing to replay); nil: os.Stderr.
 	Warn io.Writer
@@ -147,7 +151,10 @@ const maxFailures = 20
 //     with the successful rows, stripped as the collector strips them.
 //
 // A failed rollout is counted and written, never fatal. The error is an
-// *InputError for bad input (nothing was run), or a file or
+// *InputError for bad input (nothing was run), an *UnreachableError when
+// no connection to opts.URL can be made (one request, GET /, before any
+// file is written or rollout run: one clear error rather than one transport
+// failure per rollout), or a file or
 // /aggregate_metrics failure; the Summary is returned whenever rollouts
 // ran. When ctx is done, the rollouts not finished are written nowhere and
 // counted in NotRun, and there is no aggregation.
@@ -182,6 +189,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if hc == nil {
 		hc = pooledClient(opts.Concurrency)
 	}
+	defer hc.CloseIdleConnections()
 
 	if opts.Limit > 0 {
 		fmt.Fprintf(out, "Limiting the number of rows to %d\n", opts.Limit)
@@ -209,6 +217,9 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	paths := PathsFor(opts.Output)
 	if same(opts.Input, paths.Results) || same(opts.Input, paths.Materialized) || same(opts.Input, paths.Failures) {
 		return nil, &InputError{Path: opts.Input, Msg: "the output files would overwrite the input"}
+	}
+	if err := reach(ctx, hc, strings.TrimRight(opts.URL, "/")); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(opts.Output), 0o755); err != nil {
 		return nil, err
@@ -545,6 +556,40 @@ func same(a, b string) bool {
 	ax, _ := filepath.Abs(a)
 	bx, _ := filepath.Abs(b)
 	return ax == bx
+}
+
+// UnreachableError is [Run]'s answer when the instance at URL cannot be
+// reached at all (connection refused, no such host, TLS failure): nothing
+// was run or written.
+type UnreachableError struct {
+	URL string
+	Err error // the transport's error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("cannot reach the instance at %s: %v", e.URL, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// reach makes one GET request to base/: any HTTP answer, whatever its
+// status, means the instance is reachable.
+func reach(ctx context.Context, hc *http.Client, base string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/", nil)
+	if err != nil {
+		return &UnreachableError{URL: base, Err: err}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return &UnreachableError{URL: base, Err: err}
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	return nil
 }
 
 // pooledClient is an HTTP client that keeps enough idle connections for the

@@ -398,6 +398,13 @@ func (d *httpDoor) call(ctx context.Context, tool string, args framework.Value) 
 	return string(answer), nil
 }
 
+// ProtocolVersion is the MCP protocol version the rollout client offers in
+// its initialize request: one the door accepts (mcpexpose serves
+// 2024-11-05 through 2025-11-25), so that the go-sdk client's default first
+// try, 2026-07-28's server/discover, and its fallback round trip never
+// happen (go-mcp-anchors a.9).
+const ProtocolVersion = "2025-06-18"
+
 // mcpDoor is claude_code_agent's: the seed's mcp metadata (server_name,
 // url_path, the token header), tools/call with the official go-sdk client;
 // the output is the text content of the result, isError or not.
@@ -428,7 +435,7 @@ func (c *client) mcpDoor(ctx context.Context, seed framework.Value) (*mcpDoor, *
 	}
 	hc := &http.Client{Transport: headerTransport{base: c.http.Transport, header: hdr}}
 	endpoint := c.base + "/" + strings.TrimLeft(path, "/")
-	cs, err := c.mcp.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+	cs, err := c.mcp.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return nil, &failure{FailureTransport, fmt.Sprintf("MCP initialize at %s: %v", endpoint, err)}
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -21,6 +21,9 @@ type argScanner struct {
 	// stray arguments get usage as the hint.
 	hints map[string]string
 	usage string
+	// bools are the flags that take no value ("--json"); "--json=false"
+	// still gives one.
+	bools map[string]bool
 }
 
 // scan applies every flag and returns the overrides in order, errHelp for
@@ -60,6 +63,9 @@ func (s argScanner) scan(args []string) ([]string, error) {
 		}
 		if !s.known(name) {
 			return nil, fmt.Errorf("unknown flag %s", flag)
+		}
+		if !hasValue && s.bools[name] {
+			value, hasValue = "true", true
 		}
 		if !hasValue {
 			if i+1 == len(args) {

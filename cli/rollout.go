@@ -1,10 +1,11 @@
-package main
+package cli
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
@@ -57,8 +58,9 @@ Files (beside --output, named from its stem):
   RESULTS_aggregate_metrics.json        one POST /aggregate_metrics over the results
 
 Instance:
-  By default gymkit starts the configured instance in process on a free loopback
-  port (its host and port are not used). --url targets a running instance instead;
+  By default gymkit starts the configured instance in process on 127.0.0.1, at a
+  free port in port_range_low..port_range_high (or --port N); its configured host and
+  port are not used. --url targets a running instance instead;
   --config is then optional and only names the instance. Config files and key=value
   overrides work as for gymkit serve (see gymkit serve --help).
 
@@ -72,6 +74,8 @@ Flags:
       --concurrency N       rollouts at once (default 8)
       --limit N             use only the first N rows (default: all)
       --num-repeats N       rollouts per row, task-major: abc -> aabbcc (default 1)
+      --port N              the port of the instance started in process (default: a
+                            free one in port_range_low..port_range_high, 10001-20000)
       --agent-name NAME     agent_ref name of rows without one (default
                             <instance>_simple_agent, or <instance>_claude_code_agent
                             with --door mcp)
@@ -90,8 +94,8 @@ Progress: a progress bar on stderr when it is a terminal; otherwise the collecto
 "Finished N / M rollouts" lines on stdout.
 
 Exit status: 0 when every rollout succeeded; 1 when any failed (every file is still
-written), the aggregate metrics could not be computed, or the instance failed to
-build; 2 for a usage, configuration or input error (nothing was run).
+written), the aggregate metrics could not be computed, the instance failed to build,
+or --url cannot be reached (one error; nothing is run or written); 2 for a usage, configuration or input error (nothing was run).
 `
 
 // rolloutArgs are gymkit rollout's parsed arguments.
@@ -107,6 +111,7 @@ type rolloutArgs struct {
 	limit       int
 	numRepeats  int
 	agentName   string
+	port        int // --port: the embedded instance's loopback port; 0: one in port_range_*
 }
 
 // parseRolloutArgs reads gymkit rollout's arguments with gymkit serve's
@@ -156,6 +161,12 @@ func parseRolloutArgs(args []string) (rolloutArgs, error) {
 				a.numRepeats, err = positive(false)
 			case "agent-name":
 				a.agentName = value
+			case "port":
+				n, err := strconv.Atoi(value)
+				if err != nil || n < 1 || n > 65535 {
+					return fmt.Errorf("flag %s: %q is not a port between 1 and 65535", flag, value)
+				}
+				a.port = n
 			}
 			return err
 		},
@@ -173,6 +184,8 @@ func parseRolloutArgs(args []string) (rolloutArgs, error) {
 		return a, errors.New("--config FILE is required (or --url URL of a running instance)")
 	case a.url != "" && len(a.overrides) > 0 && len(a.files) == 0:
 		return a, errors.New("key=value overrides need --config FILE")
+	case a.url != "" && a.port != 0:
+		return a, errors.New("--port is the port of the instance gymkit rollout starts; with --url it serves nothing")
 	}
 	for _, o := range a.overrides {
 		key, _, _ := strings.Cut(strings.TrimLeft(o, "+"), "=")
@@ -202,7 +215,7 @@ var collectorOptions = map[string]string{
 func knownRolloutFlag(name string) bool {
 	switch name {
 	case "c", "config", "i", "input", "o", "output", "door", "instance", "url", "concurrency", "limit",
-		"num-repeats", "agent-name", "log-format", "log-level":
+		"num-repeats", "agent-name", "log-format", "log-level", "port":
 		return true
 	}
 	return false
@@ -234,7 +247,18 @@ func runRollout(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return fail(exitError, "%v", err)
 	}
 
-	eopts := rl.EmbedOptions{Files: a.files, Overrides: a.overrides, Instance: a.instance, Logger: logger}
+	// The rows are checked before an instance is started or reached.
+	if fi, err := os.Stat(a.input); err != nil || fi.IsDir() {
+		msg := "is a directory, not a file of rows"
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			msg = pe.Err.Error()
+		} else if err != nil {
+			msg = err.Error()
+		}
+		return fail(exitUsage, "%v", &rl.InputError{Path: a.input, Msg: msg})
+	}
+	eopts := rl.EmbedOptions{Files: a.files, Overrides: a.overrides, Instance: a.instance, Logger: logger, Port: a.port}
 	base, instance := a.url, ""
 	if a.url != "" {
 		if len(a.files) > 0 {
@@ -291,7 +315,7 @@ func printSummary(stdout, stderr io.Writer, sum *rl.Summary, door rl.Door, insta
 	if instance != "" {
 		of = " of " + instance
 	}
-	line := fmt.Sprintf("gymkit rollout: %d rollouts through the %s door%s: %d succeeded, %d failed", sum.Total, door, of, sum.Succeeded, sum.Failed)
+	line := fmt.Sprintf("gymkit rollout: %s through the %s door%s: %d succeeded, %d failed", plural(sum.Total, "rollout"), door, of, sum.Succeeded, sum.Failed)
 	if len(sum.ByClass) > 0 {
 		var parts []string
 		for _, class := range slices.Sorted(maps.Keys(sum.ByClass)) {
@@ -304,11 +328,11 @@ func printSummary(stdout, stderr io.Writer, sum *rl.Summary, door rl.Door, insta
 	}
 	fmt.Fprintln(stdout, line)
 	if sum.Failed > 0 {
-		noun := "rollouts"
+		where := "they are"
 		if sum.Failed == 1 {
-			noun = "rollout"
+			where = "it is"
 		}
-		fmt.Fprintf(stderr, "gymkit rollout: %d %s failed; they are in %s:\n", sum.Failed, noun, sum.Paths.Failures)
+		fmt.Fprintf(stderr, "gymkit rollout: %s failed; %s in %s:\n", plural(sum.Failed, "rollout"), where, sum.Paths.Failures)
 		for _, f := range sum.Failures {
 			fmt.Fprintf(stderr, "  task %s rollout %s: %s: %s\n", f.TaskIndex, f.RolloutIndex, f.Class, f.Error)
 		}
@@ -316,4 +340,12 @@ func printSummary(stdout, stderr io.Writer, sum *rl.Summary, door rl.Door, insta
 			fmt.Fprintf(stderr, "  ... and %d more\n", n)
 		}
 	}
+}
+
+// plural is "1 rollout", "0 rollouts", "2 rollouts".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -23,8 +23,8 @@ const runMainEnv = "GYMKIT_TEST_RUN_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(runMainEnv) == "1" {
-		main() // gymkit itself, with the test-only server type below registered
-		return
+		// gymkit itself, with the shipped environments and the test-only server type below registered
+		os.Exit(Main(context.Background(), os.Args))
 	}
 	os.Exit(m.Run())
 }
@@ -77,7 +77,7 @@ func gymkit(t *testing.T, args ...string) (int, string, string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, args, &stdout, &stderr)
+	code := Run(ctx, args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -93,7 +93,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 // exampleConfig returns the absolute path of a shipped environment's config.
 func exampleConfig(t *testing.T, name string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "..", "servers", name, "configs", name+".yaml"))
+	p, err := filepath.Abs(filepath.Join("..", "servers", name, "configs", name+".yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

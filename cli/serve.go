@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -6,8 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/server"
@@ -52,6 +57,11 @@ Flags:
   -c, --config FILE         a config file to merge; repeatable
       --log-format FORMAT   log format on stderr: text or json (default text)
       --log-level LEVEL     debug, info, warn or error (default info)
+      --nemo                serve the instance NeMo's launcher (gym env start) names:
+                            the whole merged config in NEMO_GYM_CONFIG_DICT (YAML), the
+                            instance in NEMO_GYM_CONFIG_PATH, at the host and port that
+                            config assigns; the default when NEMO_GYM_CONFIG_DICT is set
+                            and no --config is given
       --drain-timeout D     how long to wait for the requests in flight on shutdown,
                             a Go duration (default 30s; 0 waits as long as they take)
   -h, --help                show this help
@@ -76,6 +86,7 @@ type serveArgs struct {
 	commonFlags  // --config, --log-format ("text" or "json"), --log-level
 	overrides    []string
 	drainTimeout time.Duration // server.Options.DrainTimeout: negative = no limit
+	nemo         bool          // --nemo: the config of NeMo's launcher (NEMO_GYM_CONFIG_DICT, NEMO_GYM_CONFIG_PATH)
 }
 
 // errHelp is parseServeArgs's answer to -h or --help.
@@ -94,11 +105,18 @@ func parseServeArgs(args []string) (serveArgs, error) {
 		known: knownServeFlag,
 		hints: map[string]string{".yaml": "--config", ".yml": "--config"},
 		usage: "config files are given with --config FILE, overrides have the form key=value",
+		bools: map[string]bool{"nemo": true},
 		set: func(flag, name, value string) error {
 			if ok, err := a.commonFlags.set(flag, name, value); ok {
 				return err
 			}
 			switch name {
+			case "nemo":
+				b, err := strconv.ParseBool(value)
+				if err != nil {
+					return fmt.Errorf("flag %s: %q is not true or false", flag, value)
+				}
+				a.nemo = b
 			case "drain-timeout":
 				d, err := time.ParseDuration(value)
 				if err != nil || d < 0 {
@@ -132,7 +150,7 @@ func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
 
 func knownServeFlag(name string) bool {
 	switch name {
-	case "c", "config", "log-format", "log-level", "drain-timeout":
+	case "c", "config", "log-format", "log-level", "drain-timeout", "nemo":
 		return true
 	}
 	return false
@@ -149,6 +167,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		synopsis, _, _ := strings.Cut(serveUsage, "\n")
 		fmt.Fprintf(stderr, "gymkit serve: %v\n%s\nRun \"gymkit serve --help\" for the flags, config files and overrides.\n", err, synopsis)
 		return exitUsage
+	}
+	if a.nemo || (len(a.files) == 0 && os.Getenv(envConfigDict) != "") {
+		file, cleanup, err := nemoConfig(os.LookupEnv)
+		if err != nil {
+			fmt.Fprintf(stderr, "gymkit serve: --nemo: %v\n", err)
+			return exitUsage
+		}
+		defer cleanup()
+		a.files = append([]string{file}, a.files...)
 	}
 	err = server.Run(ctx, server.Options{
 		Files:        a.files,
@@ -170,4 +197,71 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	fmt.Fprintf(stderr, "gymkit serve: %v\n", err)
 	return exitError
+}
+
+// The environment of NeMo's launcher (nemo-gym-contract c.4): the whole
+// merged config as YAML, and the name of the instance to serve.
+const (
+	envConfigDict = "NEMO_GYM_CONFIG_DICT"
+	envConfigPath = "NEMO_GYM_CONFIG_PATH"
+)
+
+// nemoConfig reads NeMo's launcher environment and writes the config of the
+// one instance it names to a private temporary file (removed by cleanup):
+// the whole dict, less the other resources-server instances (Python ones
+// gymkit has no type for), so that interpolations and the global keys
+// (default_host, head_server, ...) still resolve. The instance's host and
+// port are the ones the launcher assigned in the dict.
+func nemoConfig(lookup func(string) (string, bool)) (string, func(), error) {
+	dict, ok := lookup(envConfigDict)
+	if !ok || strings.TrimSpace(dict) == "" {
+		return "", nil, fmt.Errorf("%s is not set: NeMo's launcher sets it to the merged config (YAML)", envConfigDict)
+	}
+	name, ok := lookup(envConfigPath)
+	if !ok || name == "" {
+		return "", nil, fmt.Errorf("%s is not set: NeMo's launcher sets it to the instance's top-level name", envConfigPath)
+	}
+	var tree map[string]any
+	if err := yaml.Unmarshal([]byte(dict), &tree); err != nil {
+		return "", nil, fmt.Errorf("%s is not a YAML mapping: %v", envConfigDict, err)
+	}
+	isServer := func(v any) bool {
+		m, ok := v.(map[string]any)
+		_, has := m["resources_servers"]
+		return ok && has
+	}
+	if !isServer(tree[name]) {
+		var names []string
+		for k, v := range tree {
+			if isServer(v) {
+				names = append(names, k)
+			}
+		}
+		slices.Sort(names)
+		return "", nil, fmt.Errorf("%s=%q: the config has no resources-server instance of that name (its instances: %s)", envConfigPath, name, strings.Join(names, ", "))
+	}
+	for k, v := range tree {
+		if k != name && isServer(v) {
+			delete(tree, k)
+		}
+	}
+	b, err := yaml.Marshal(tree)
+	if err != nil {
+		return "", nil, err
+	}
+	f, err := os.CreateTemp("", "gymkit-nemo-*.yaml")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup := func() { os.Remove(f.Name()) }
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		cleanup()
+		return "", nil, err
+	}
+	if err := f.Close(); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return f.Name(), cleanup, nil
 }

@@ -1,13 +1,15 @@
-package main
+package cli
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,14 +20,14 @@ import (
 func gymkitRun(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), args, &stdout, &stderr)
+	code := Run(context.Background(), args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 
 // testRows is a row file of the rollout package's testdata.
 func testRows(t *testing.T, name string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "..", "rollout", "testdata", name))
+	p, err := filepath.Abs(filepath.Join("..", "rollout", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +145,7 @@ func TestRolloutExitCodes(t *testing.T) {
 	// A seed 422: exit 1, every file written, the failure listed on stderr.
 	code, stdout, stderr := gymkitRun(t, "rollout", "-c", counterCfg, "-i", rows, "-o", out)
 	if code != 1 || !strings.Contains(stdout, "gymkit rollout: 2 rollouts through the http door of example_session_state_mgmt_resources_server: 1 succeeded, 1 failed (seed_failed: 1)\n") ||
-		!strings.Contains(stderr, "gymkit rollout: 1 rollout failed; they are in "+filepath.Join(dir, "out", "res_failures.jsonl")+":\n  task 1 rollout 0: seed_failed: HTTP 422 from POST /seed_session: ") {
+		!strings.Contains(stderr, "gymkit rollout: 1 rollout failed; it is in "+filepath.Join(dir, "out", "res_failures.jsonl")+":\n  task 1 rollout 0: seed_failed: HTTP 422 from POST /seed_session: ") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	for _, f := range []string{"res.jsonl", "res_failures.jsonl", "res_materialized_inputs.jsonl", "res_aggregate_metrics.json"} {
@@ -167,12 +169,60 @@ func TestRolloutExitCodes(t *testing.T) {
 		{[]string{"-c", filepath.Join(dir, "missing.yaml"), "-i", rows, "-o", out}, "missing.yaml"},
 		{[]string{"-c", counterCfg, "-i", rows, "-o", out, "+num_repeats=4"},
 			`gymkit rollout: "+num_repeats=4" is a NeMo collector option, not a config key: here it is the flag --num-repeats N`},
+		{[]string{"-c", counterCfg, "-i", dir, "-o", out},
+			"gymkit rollout: input " + dir + ": is a directory, not a file of rows"},
+		{append([]string{"-c", counterCfg, "-i", rows, "-o", out, "--url", "http://127.0.0.1:1"}, "--port", "9000"),
+			"gymkit rollout: --port is the port of the instance gymkit rollout starts; with --url it serves nothing"},
+		{[]string{"-c", counterCfg, "-i", rows, "-o", out, "--port", "70000"},
+			`gymkit rollout: flag --port: "70000" is not a port between 1 and 65535`},
 	} {
 		code, _, stderr := gymkitRun(t, append([]string{"rollout"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
+		// Nothing was started: input and usage errors come first.
+		if strings.Contains(stderr, "serving in process") {
+			t.Errorf("%q: an instance was started before the error:\n%s", tc.args, stderr)
+		}
 	}
+
+	// One rollout: singular summary; --port places the instance.
+	port := holdPort(t)
+	code, _, stderr = gymkitRun(t, "rollout", "-c", counterCfg, "-i", rows, "-o", out, "--limit", "1", "--port", strconv.Itoa(port))
+	if code != 1 || !strings.Contains(stderr, "gymkit rollout: serving instance example_session_state_mgmt_resources_server in process: listen tcp 127.0.0.1:"+strconv.Itoa(port)+": ") {
+		t.Errorf("--port %d held by the test: exit %d, stderr %q", port, code, stderr)
+	}
+	code, stdout, stderr = gymkitRun(t, "rollout", "-c", counterCfg, "-i", rows, "-o", out, "--limit", "1")
+	if code != 0 || !strings.Contains(stdout, "gymkit rollout: 1 rollout through the http door of example_session_state_mgmt_resources_server: 1 succeeded, 0 failed\n") {
+		t.Errorf("--limit 1: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
+// An unreachable --url is one clear error, exit 1, nothing written.
+func TestRolloutUnreachableURL(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	url := "http://127.0.0.1:" + strconv.Itoa(closedPort(t))
+	out := filepath.Join(dir, "out.jsonl")
+	code, stdout, stderr := gymkitRun(t, "rollout", "--url", url, "-i", testRows(t, "weather_recorded.jsonl"), "-o", out, "--door", "mcp")
+	want := "gymkit rollout: cannot reach the instance at " + url + ": "
+	if code != 1 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 || strings.Contains(stdout, "rollouts through") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 1 and one line %q...", code, stdout, stderr, want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files written: %v", entries)
+	}
+}
+
+// closedPort is a loopback port nothing listens on (it was free a moment ago).
+func closedPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // gymkit rollout --url against a running gymkit serve: both doors, with and

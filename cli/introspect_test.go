@@ -1,0 +1,246 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/buildinfo"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
+
+// toolsServerType is a test-only server type with three tools and a session
+// hook that narrows MCP to the seed body's "allowed" list.
+const toolsServerType = "gymkit_test_tools"
+
+func init() { framework.Register(toolsServerType, func() framework.Server { return new(toolsServer) }) }
+
+type toolsServer struct{ framework.Base }
+
+type alphaRequest struct {
+	Name  string   `json:"name" required:"true" description:"who to greet"`
+	Times int      `json:"times"`
+	Tags  []string `json:"tags"`
+}
+
+type okResponse struct {
+	OK bool `json:"ok"`
+}
+
+func (s *toolsServer) Routes(r *framework.Router) {
+	h := func(context.Context, alphaRequest) (okResponse, error) { return okResponse{true}, nil }
+	framework.Post(r, "/alpha", h, framework.Description("Greet someone.\nTwice if asked."))
+	framework.Post(r, "/beta", h, framework.Description("Beta."))
+	framework.Post(r, "/gamma", h)
+	framework.Verify(r, func(context.Context, framework.VerifyRequest) (framework.VerifyResponse, error) {
+		return framework.VerifyResponse{}, nil
+	})
+}
+
+func (s *toolsServer) AllowedToolsForSession(_ context.Context, seed json.RawMessage) ([]string, error) {
+	var body struct {
+		Allowed []string `json:"allowed"`
+	}
+	_ = json.Unmarshal(seed, &body)
+	return body.Allowed, nil
+}
+
+func toolsConfig(t *testing.T, extra string) string {
+	t.Helper()
+	return writeFile(t, t.TempDir(), "tools.yaml", "tools_inst:\n  resources_servers:\n    "+toolsServerType+":\n      domain: other\n"+extra)
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+// gymkit tools, plain and --json, with and without a seed: golden output.
+func TestToolsGolden(t *testing.T) {
+	t.Parallel()
+	cfg := toolsConfig(t, "      expose_tools_over_mcp: true\n")
+	seedFile := writeFile(t, t.TempDir(), "seed.json", `{"allowed":["gamma","alpha"]}`)
+	for _, tc := range []struct {
+		golden string
+		args   []string
+	}{
+		{"tools.txt", nil},
+		{"tools.json", []string{"--json"}},
+		{"tools_seed.txt", []string{"--seed", `{"allowed":["gamma","alpha"]}`}},
+		{"tools_seed.json", []string{"--seed=@" + seedFile, "--json"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			code, stdout, stderr := gymkitRun(t, append([]string{"tools", "--config", cfg}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			golden(t, tc.golden, stdout)
+		})
+	}
+	// With MCP off the list is the same, and says so.
+	code, stdout, _ := gymkitRun(t, "tools", "--config", toolsConfig(t, ""))
+	if code != 0 || !strings.Contains(stdout, "(expose_tools_over_mcp is false: the instance serves them over HTTP only)\n") {
+		t.Errorf("mcp off: exit %d\n%s", code, stdout)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--seed", "{"}, 2, "gymkit tools: --seed: not a JSON document"},
+		{[]string{"--seed", "@/nonexistent/seed.json"}, 2, "gymkit tools: --seed: open /nonexistent/seed.json"},
+		{[]string{"--instance", "tool_inst"}, 2, `no instance "tool_inst" in the configuration; its instances: tools_inst (did you mean "tools_inst"?)`},
+	} {
+		code, _, stderr := gymkitRun(t, append([]string{"tools", "--config", cfg}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d, %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}
+
+// gymkit check: every class of problem, all reported at once; exit 0 only
+// when serve would start.
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	weather := exampleConfig(t, "example_mcp_weather")
+	for _, tc := range []struct {
+		name  string
+		files []string
+		args  []string
+		code  int
+		want  []string
+	}{
+		{"ok", []string{weather}, nil, 0, []string{"ok example_mcp_weather (example_mcp_weather) 127.0.0.1:auto 1 typed tool, mcp on\n"}},
+		{"ok port", []string{weather}, []string{"example_mcp_weather.resources_servers.example_mcp_weather.port=8123"}, 0, []string{"127.0.0.1:8123 "}},
+		{"unreadable file", []string{filepath.Join(dir, "missing.yaml")}, nil, 2, []string{"missing.yaml"}},
+		{"yaml syntax", []string{writeFile(t, dir, "bad.yaml", "a: [\n")}, nil, 2, []string{"bad.yaml"}},
+		{"unknown type", []string{writeFile(t, dir, "type.yaml", "x:\n  resources_servers:\n    example_mcp_wether:\n      domain: other\n")}, nil, 2,
+			[]string{"example_mcp_wether", "example_mcp_weather"}},
+		{"unknown server key and bad framework key, both", []string{weather}, []string{
+			"example_mcp_weather.resources_servers.example_mcp_weather.default_cty=Paris",
+			"example_mcp_weather.resources_servers.example_mcp_weather.max_body_bytes=lots"}, 2,
+			[]string{"gymkit check: 2 problems; gymkit serve would not start:\n", "default_cty", "max_body_bytes"}},
+		{"interpolation", []string{weather}, []string{"example_mcp_weather.resources_servers.example_mcp_weather.domain=${nope}"}, 2, []string{"nope"}},
+		{"missing domain", []string{writeFile(t, dir, "nodomain.yaml", "x:\n  resources_servers:\n    "+toolsServerType+": {}\n")}, nil, 2, []string{"domain"}},
+		{"weak secret (build refusal)", []string{weather}, []string{"example_mcp_weather.resources_servers.example_mcp_weather.session_secret=short"}, 1, []string{"session_secret"}},
+		{"no config", nil, nil, 2, []string{"--config FILE is required"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			args := []string{"check"}
+			for _, f := range tc.files {
+				args = append(args, "--config", f)
+			}
+			code, stdout, stderr := gymkitRun(t, append(args, tc.args...)...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout+stderr, w) {
+					t.Errorf("output does not contain %q\nstdout:\n%s\nstderr:\n%s", w, stdout, stderr)
+				}
+			}
+		})
+	}
+}
+
+// gymkit config prints the merged, resolved YAML with secrets masked.
+func TestConfigDump(t *testing.T) {
+	t.Parallel()
+	cfg := writeFile(t, t.TempDir(), "c.yaml", "city: Paris\nw:\n  resources_servers:\n    example_mcp_weather:\n      domain: other\n      session_secret: s3cr3t-s3cr3t-s3cr3t-s3cr3t-s3cr3t-xyz\n      default_city: ${city}\n      max_tokens: 5\npolicy_api_key: sk-123\nmy_agent:\n  responses_api_agents:\n    simple_agent:\n      tokens: [t1, t2]\n")
+	code, stdout, stderr := gymkitRun(t, "config", "--config", cfg, "w.resources_servers.example_mcp_weather.expose_tools_over_mcp=true")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := `city: Paris
+my_agent:
+  responses_api_agents:
+    simple_agent:
+      tokens:
+        - <redacted>
+        - <redacted>
+policy_api_key: <redacted>
+w:
+  resources_servers:
+    example_mcp_weather:
+      default_city: Paris
+      domain: other
+      expose_tools_over_mcp: true
+      max_tokens: 5
+      session_secret: <redacted>
+`
+	if stdout != want {
+		t.Errorf("got\n%s\nwant\n%s", stdout, want)
+	}
+	if strings.Contains(stdout, "s3cr3t") {
+		t.Error("the secret was printed")
+	}
+}
+
+func TestTypesAndVersion(t *testing.T) {
+	t.Parallel()
+	code, stdout, _ := gymkitRun(t, "types")
+	if code != 0 || !strings.Contains(stdout, "example_mcp_weather\nexample_session_state_mgmt\n") || !strings.Contains(stdout, toolsServerType+"\n") {
+		t.Errorf("types: exit %d\n%s", code, stdout)
+	}
+	want := "gymkit " + buildinfo.Version()
+	for _, args := range [][]string{{"--version"}, {"serve", "--version"}, {"rollout", "-c", "x.yaml", "--version"}, {"check", "--version"}, {"tools", "--version"}, {"new", "--version"}, {"types", "--version"}} {
+		code, stdout, stderr := gymkitRun(t, args...)
+		if code != 0 || !strings.HasPrefix(stdout, want) || stderr != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %q...", args, code, stdout, stderr, want)
+		}
+	}
+}
+
+// The MCP door's serverInfo.version is the version --version prints.
+func TestServerInfoVersion(t *testing.T) {
+	t.Parallel()
+	cfg := toolsConfig(t, "      expose_tools_over_mcp: true\n")
+	a, err := parseIntroArgs([]string{"--config", cfg}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := load(a, newLogger(os.Stderr, "text", 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, _ := c.Instance("tools_inst")
+	inst, err := buildOne(context.Background(), ci, newLogger(os.Stderr, "text", 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, body, _ := inproc(inst.Handler(), "/mcp", []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`),
+		map[string][]string{"Accept": {"application/json, text/event-stream"}})
+	var ans struct {
+		Result struct {
+			ServerInfo struct{ Name, Version string } `json:"serverInfo"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(body, &ans); code != 200 || err != nil || ans.Result.ServerInfo.Version != buildinfo.Version() {
+		t.Errorf("initialize: %d %s; want serverInfo.version %q", code, body, buildinfo.Version())
+	}
+	_ = fmt.Sprint()
+}

@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// goCmd runs the go command in dir with the module proxy allowed to update
+// go.mod and go.sum (GOFLAGS=-mod=mod).
+func goCmd(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
+	return string(out)
+}
+
+// Acceptance (issue 12): a fresh module outside the repository from gymkit
+// new --module, with a replace to this checkout: its generated tests pass
+// as written, its binary (no cgo, only its own environments) builds, serves
+// under NeMo's launcher environment through the generated app.py, and its
+// own rollout subcommand replays a row over both doors with reward 1.0.
+func TestNewModuleAcceptance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module with the go command")
+	}
+	t.Parallel()
+	checkout, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "myenvs")
+	for _, args := range [][]string{
+		{"new", "my_env", "--module", "example.com/myenvs", "--dir", root, "--replace", checkout},
+		{"new", "my_dispatch", "--dispatcher", "--module", "example.com/myenvs", "--dir", root},
+	} {
+		if code, stdout, stderr := gymkitRun(t, args...); code != 0 {
+			t.Fatalf("%q: exit %d\n%s%s", args, code, stdout, stderr)
+		}
+	}
+	// Writing again refuses, writing nothing.
+	if code, _, stderr := gymkitRun(t, "new", "my_env", "--module", "example.com/myenvs", "--dir", root); code != 2 || !strings.Contains(stderr, "exists: nothing was written") {
+		t.Errorf("second new: exit %d, %s", code, stderr)
+	}
+	goCmd(t, root, "mod", "tidy")
+	out := goCmd(t, root, "test", "./...")
+	for _, pkg := range []string{"example.com/myenvs/servers/my_env", "example.com/myenvs/servers/my_dispatch"} {
+		if !strings.Contains(out, "ok  \t"+pkg) {
+			t.Errorf("go test: %s not ok:\n%s", pkg, out)
+		}
+	}
+	bin := filepath.Join(root, "myenvs")
+	goCmd(t, root, "build", "-o", bin, ".")
+	deps := goCmd(t, root, "list", "-deps", ".")
+	if strings.Contains(deps, "github.com/gymkit/gymkit/servers/") {
+		t.Errorf("the user's binary carries gymkit's own environments:\n%s", deps)
+	}
+	run := func(args ...string) (int, string, string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = root
+		var so, se bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &so, &se
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, so.String(), se.String()
+	}
+	if code, so, _ := run("types"); code != 0 || so != "my_dispatch\nmy_env\n" {
+		t.Errorf("types: exit %d, %q", code, so)
+	}
+	if code, so, _ := run("--version"); code != 0 || !strings.HasPrefix(so, "gymkit ") || !strings.Contains(so, "=> "+checkout) || !strings.Contains(so, "in example.com/myenvs") {
+		t.Errorf("--version: exit %d, %q", code, so)
+	}
+
+	// NeMo's launcher: the whole merged config (with a Python server gymkit has
+	// no type for) in NEMO_GYM_CONFIG_DICT, the instance in NEMO_GYM_CONFIG_PATH,
+	// python app.py in the server's folder.
+	port := closedPort(t)
+	dict := fmt.Sprintf(`head_server: {host: 127.0.0.1, port: 11000}
+policy_model_name: demo
+python_server:
+  resources_servers:
+    some_python_env: {entrypoint: app.py, domain: other, host: 127.0.0.1, port: 1}
+my_env_agent:
+  responses_api_agents:
+    simple_agent: {entrypoint: app.py, resources_server: {type: resources_servers, name: my_env}}
+my_env:
+  resources_servers:
+    my_env:
+      entrypoint: app.py
+      domain: other
+      expose_tools_over_mcp: true
+      host: 127.0.0.1
+      port: %d
+      prefix: ''
+`, port)
+	python, err := exec.LookPath("python3")
+	var serve *exec.Cmd
+	if err == nil {
+		serve = exec.Command(python, "app.py")
+		serve.Dir = filepath.Join(root, "servers", "my_env")
+	} else {
+		serve = exec.Command(bin, "serve", "--nemo")
+		serve.Dir = root
+	}
+	serve.Env = append(os.Environ(), "NEMO_GYM_CONFIG_DICT="+dict, "NEMO_GYM_CONFIG_PATH=my_env", "GYMKIT_BIN="+bin)
+	lines := newLineWriter()
+	var serr syncBuffer
+	serve.Stdout, serve.Stderr = lines, &serr
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
+	url := "http://127.0.0.1:" + strconv.Itoa(port)
+	select {
+	case line := <-lines.lines:
+		if line != "my_env "+url+" mcp="+url+"/mcp" {
+			t.Fatalf("ready line %q, want my_env at %s", line, url)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no ready line; stderr:\n%s", serr.String())
+	}
+
+	rows := writeFile(t, t.TempDir(), "rows.jsonl",
+		`{"responses_create_params":{"input":"say hi"},"expected_text":"hi","ground_truth":[{"name":"echo","arguments":{"text":"hi"}}]}`+"\n")
+	for _, door := range []string{"http", "mcp"} {
+		outFile := filepath.Join(t.TempDir(), "out.jsonl")
+		code, so, se := run("rollout", "--url", url, "--input", rows, "--output", outFile, "--door", door,
+			"--config", filepath.Join("servers", "my_env", "configs", "my_env.yaml"))
+		if code != 0 || !strings.Contains(so, "\"mean/reward\": 1.0") ||
+			!strings.Contains(so, "gymkit rollout: 1 rollout through the "+door+" door of my_env: 1 succeeded, 0 failed\n") {
+			t.Errorf("rollout --door %s: exit %d\nstdout:\n%s\nstderr:\n%s", door, code, so, se)
+		}
+	}
+	// The embedded instance of the user's binary, the dispatcher over MCP.
+	outFile := filepath.Join(t.TempDir(), "out.jsonl")
+	code, so, se := run("rollout", "--config", filepath.Join("servers", "my_dispatch", "configs", "my_dispatch.yaml"),
+		"--input", rows, "--output", outFile, "--door", "mcp")
+	if code != 0 || !strings.Contains(so, "1 succeeded, 0 failed") {
+		t.Errorf("embedded rollout: exit %d\nstdout:\n%s\nstderr:\n%s", code, so, se)
+	}
+}
+
+// gymkit new inside gymkit's tree: servers/NAME and its registration in
+// servers/all (a stand-in root with gymkit's module path).
+func TestNewInTree(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFile(t, root, "go.mod", "module github.com/gymkit/gymkit\n\ngo 1.26.0\n")
+	if err := os.MkdirAll(filepath.Join(root, "servers", "all"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	all := "// Package all registers.\npackage all\n\nimport (\n\t_ \"github.com/gymkit/gymkit/servers/example_mcp_weather\"\n)\n"
+	writeFile(t, filepath.Join(root, "servers", "all"), "all.go", all)
+	code, stdout, stderr := gymkitRun(t, "new", "--dispatcher", "tiny_env", "--dir", root)
+	if code != 0 || !strings.Contains(stdout, "wrote environment tiny_env in "+filepath.Join(root, "servers", "tiny_env")) {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(root, "servers", "all", "all.go"))
+	if !strings.Contains(string(b), "\t_ \"github.com/gymkit/gymkit/servers/tiny_env\"\n)\n") {
+		t.Errorf("all.go:\n%s", b)
+	}
+	for _, f := range []string{"tiny_env.go", "tiny_env_test.go", "configs/tiny_env.yaml", "README.md", "app.py"} {
+		if _, err := os.Stat(filepath.Join(root, "servers", "tiny_env", f)); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"new", "Tiny"}, `NAME "Tiny" is not a snake_case server type`},
+		{[]string{"new"}, "NAME is required"},
+		{[]string{"new", "x", "--dir", t.TempDir()}, "is not the root of gymkit's checkout"},
+		{[]string{"new", "x", "--replace", ".."}, "--replace needs --module PATH"},
+	} {
+		if code, _, stderr := gymkitRun(t, tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, %q; want %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	_ = context.Background
+}
+
+// nemoConfig keeps the named instance and drops the other resources servers;
+// each launcher mistake is one clear error.
+func TestNemoConfig(t *testing.T) {
+	t.Parallel()
+	dict := "x: 1\npy:\n  resources_servers:\n    py_env: {domain: other}\ngo_env:\n  resources_servers:\n    example_mcp_weather: {domain: other, host: 127.0.0.1, port: 9999}\n"
+	env := func(m map[string]string) func(string) (string, bool) {
+		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+	}
+	file, cleanup, err := nemoConfig(env(map[string]string{envConfigDict: dict, envConfigPath: "go_env"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(file)
+	cleanup()
+	if strings.Contains(string(b), "py_env") || !strings.Contains(string(b), "port: 9999") || !strings.Contains(string(b), "x: 1") {
+		t.Errorf("config written:\n%s", b)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("cleanup left %s", file)
+	}
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{}, "NEMO_GYM_CONFIG_DICT is not set"},
+		{map[string]string{envConfigDict: dict}, "NEMO_GYM_CONFIG_PATH is not set"},
+		{map[string]string{envConfigDict: "[1", envConfigPath: "go_env"}, "NEMO_GYM_CONFIG_DICT is not a YAML mapping"},
+		{map[string]string{envConfigDict: dict, envConfigPath: "go_envv"}, `NEMO_GYM_CONFIG_PATH="go_envv": the config has no resources-server instance of that name (its instances: go_env, py)`},
+	} {
+		if _, _, err := nemoConfig(env(tc.env)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v; want %q", tc.env, err, tc.want)
+		}
+	}
+}

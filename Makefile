@@ -53,7 +53,8 @@ fuzz:
 # benchmark (ns/op, allocs/op; internal/loadbench compares both doors with a bare chi
 # handler and a bare go-sdk server), then the load driver (internal/loadbench/cmd/loadbench:
 # each target in its own process pinned to CPU 0, the driver on CPU 1; calls/s, p50/p99,
-# server CPU per call at 1, 32 and 256 clients, and the issue's ratios). About 5 minutes.
+# server CPU per call at 1, 32 and 256 clients, and the issue's ratios; with a redis-server on
+# PATH also the counter on session.store: redis, one replica and two). About 6 minutes.
 # BENCH_FLAGS and LOADBENCH_FLAGS tune them, e.g.
 #   make bench BENCH_FLAGS='-count 5' LOADBENCH_FLAGS='-duration 10s -rounds 5'
 #   make bench LOADBENCH_FLAGS='-clients 256 -duration 30s -rounds 1'   # the 30 s error check
@@ -61,7 +62,7 @@ BENCH_FLAGS ?=
 LOADBENCH_FLAGS ?=
 bench:
 	.ci/with-redis.sh $(GO) test -run '^$$' -bench . -benchmem $(BENCH_FLAGS) ./...
-	$(GO) run ./internal/loadbench/cmd/loadbench $(LOADBENCH_FLAGS)
+	.ci/with-redis.sh $(GO) run ./internal/loadbench/cmd/loadbench $(LOADBENCH_FLAGS)
 
 # redis-test: the tests that need Redis (store, two replicas, peer goldens on
 # Redis) against a private redis-server on a free port; they fail, not skip.

@@ -26,6 +26,15 @@
 // GET /debug ([Debug]). The report is markdown: medians of alternated
 // rounds, then issue 14's ratios.
 //
+// With GYMKIT_REDIS_URL set (make bench runs the driver under
+// .ci/with-redis.sh) it also starts [RedisKinds], two replicas of the
+// counter on that Redis (session.store: redis, one shared secret, a key
+// prefix of the run's), and measures the counter on one replica and on two,
+// over HTTP and MCP, each client's calls alternating between the replicas
+// (the 2-replica rows' CPU is both processes'); the report compares them
+// with the memory store's rows. Without it those rows are skipped and the
+// report says why.
+//
 // The benchmarks (go test -bench . ./internal/loadbench) call the same
 // four counter handlers in process (httptest request, direct ServeHTTP),
 // so that ns/op and allocs/op of the doors print beside the floors'.

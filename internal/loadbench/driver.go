@@ -75,11 +75,21 @@ const (
 	ScenarioWorkplaceMCP  = "workplace MCP"
 	ScenarioSeedEmpty     = "workplace seed {}"
 	ScenarioSeedRow       = "workplace seed row"
+	// The Redis store (session.store: redis) on the counter: one replica,
+	// and two replicas of one instance with every client's calls
+	// alternating between them (both pinned to the same core, so the
+	// figure is the overhead per call, not a speedup). Only with
+	// GYMKIT_REDIS_URL; the report says so when they are skipped.
+	ScenarioRedisHTTP  = "gymkit HTTP redis"
+	ScenarioRedisHTTP2 = "gymkit HTTP redis 2 replicas"
+	ScenarioRedisMCP   = "gymkit MCP redis"
+	ScenarioRedisMCP2  = "gymkit MCP redis 2 replicas"
 )
 
 // ScenarioNames are every load scenario, in table order.
 var ScenarioNames = []string{ScenarioChi, ScenarioGymkitHTTP, ScenarioSDK, ScenarioGymkitMCP,
-	ScenarioWorkplaceHTTP, ScenarioWorkplaceMCP, ScenarioSeedEmpty, ScenarioSeedRow}
+	ScenarioWorkplaceHTTP, ScenarioWorkplaceMCP, ScenarioSeedEmpty, ScenarioSeedRow,
+	ScenarioRedisHTTP, ScenarioRedisHTTP2, ScenarioRedisMCP, ScenarioRedisMCP2}
 
 // proc is a started target process.
 type proc struct {
@@ -116,7 +126,8 @@ func (p point) cpuPerCall() time.Duration {
 type scenario struct {
 	name       string
 	kind       string
-	maxClients int // 0: every client count
+	also       string // a second replica's kind ("" for none): its CPU counts too
+	maxClients int    // 0: every client count
 	// client prepares one client (its rollout); call makes one call and
 	// check verifies the rollout's state afterwards (nil: nothing to
 	// check).
@@ -130,8 +141,12 @@ type driver struct {
 	pinned bool
 	// loadStart is /proc/loadavg's 1-minute figure when the run began.
 	loadStart string
-	logf      func(string, ...any)
-	cleanup   []func()
+	// redisNote says why the Redis scenarios were skipped ("" if run).
+	redisNote string
+	// redisPrefix is the Redis kinds' key prefix for this run.
+	redisPrefix string
+	logf        func(string, ...any)
+	cleanup     []func()
 }
 
 // Run starts one process per target kind, measures every scenario at
@@ -166,7 +181,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
-	d := &driver{cfg: cfg, procs: map[string]*proc{}, loadStart: loadavg()}
+	d := &driver{cfg: cfg, procs: map[string]*proc{}, loadStart: loadavg(), redisPrefix: "gymkit-loadbench:" + newID() + ":"}
 	began := time.Now()
 	d.logf = func(f string, a ...any) {
 		fmt.Fprintf(cfg.Log, "%6.1fs "+f+"\n", append([]any{time.Since(began).Seconds()}, a...)...)
@@ -188,6 +203,9 @@ func Run(ctx context.Context, cfg Config) error {
 	kinds := map[string]bool{}
 	for _, s := range scens {
 		kinds[s.kind] = true
+		if s.also != "" {
+			kinds[s.also] = true
+		}
 	}
 	kinds[KindWeather] = cfg.WeatherCalls > 0
 	kinds[KindWorkplace] = kinds[KindWorkplace] || cfg.RolloutRepeats > 0
@@ -204,7 +222,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	d.pinned = pin
-	for _, k := range Kinds {
+	for _, k := range slices.Concat(Kinds, RedisKinds) {
 		if !kinds[k] {
 			continue
 		}
@@ -274,6 +292,9 @@ func (d *driver) start(ctx context.Context, kind string) (*proc, error) {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
+	if slices.Contains(RedisKinds, kind) {
+		cmd.Env = append(cmd.Env, RedisPrefixEnv+"="+d.redisPrefix)
+	}
 	cmd.Dir = d.cfg.Root
 	cmd.Stderr = &lockedWriter{w: p.stderr}
 	stdin, err := cmd.StdinPipe()
@@ -429,6 +450,12 @@ func (d *driver) measure(ctx context.Context, s scenario, c int) point {
 	}
 	wg.Wait()
 	cpu0, _, _ := procCPU(p.pid)
+	var also *proc
+	var alsoCPU0 time.Duration
+	if s.also != "" {
+		also = d.procs[s.also]
+		alsoCPU0, _, _ = procCPU(also.pid)
+	}
 	self0, _, _ := procCPU(os.Getpid())
 	start := time.Now()
 	deadline := start.Add(d.cfg.Duration)
@@ -457,6 +484,10 @@ func (d *driver) measure(ctx context.Context, s scenario, c int) point {
 	cpu1, th, _ := procCPU(p.pid)
 	self1, _, _ := procCPU(os.Getpid())
 	pt.cpu, pt.driverCPU, pt.threads, pt.fds = cpu1-cpu0, self1-self0, th, procFDs(p.pid)
+	if also != nil {
+		alsoCPU1, _, _ := procCPU(also.pid)
+		pt.cpu += alsoCPU1 - alsoCPU0
+	}
 	for _, x := range clients {
 		if x.check != nil {
 			if err := x.check(len(x.lat)); err != nil {
@@ -662,6 +693,16 @@ func (d *driver) scenarios() []scenario {
 		{name: ScenarioSeedEmpty, kind: KindWorkplace, maxClients: 32, client: seedClient(`{}`)},
 		{name: ScenarioSeedRow, kind: KindWorkplace, maxClients: 32, client: seedClient("")},
 	}
+	if os.Getenv("GYMKIT_REDIS_URL") == "" {
+		d.redisNote = "GYMKIT_REDIS_URL is unset (make bench runs the driver under .ci/with-redis.sh, which starts a redis-server when one is on PATH)"
+	} else {
+		all = append(all,
+			scenario{name: ScenarioRedisHTTP, kind: KindCounterRedis, client: replicaCounter(false, KindCounterRedis)},
+			scenario{name: ScenarioRedisHTTP2, kind: KindCounterRedis, also: KindCounterRedis2, client: replicaCounter(false, KindCounterRedis, KindCounterRedis2)},
+			scenario{name: ScenarioRedisMCP, kind: KindCounterRedis, client: replicaCounter(true, KindCounterRedis)},
+			scenario{name: ScenarioRedisMCP2, kind: KindCounterRedis, also: KindCounterRedis2, client: replicaCounter(true, KindCounterRedis, KindCounterRedis2)},
+		)
+	}
 	if d.cfg.Scenarios == nil {
 		return all
 	}
@@ -672,6 +713,46 @@ func (d *driver) scenarios() []scenario {
 		}
 	}
 	return out
+}
+
+// replicaCounter is a counter rollout over the replicas of kinds, on the
+// MCP door (mcp) or the HTTP door: seeded on the first, its calls go
+// round-robin over all of them, and its count is checked on the last.
+func replicaCounter(mcp bool, kinds ...string) func(context.Context, *driver, *proc, *http.Client) (func() error, func(int) error, error) {
+	return func(ctx context.Context, d *driver, _ *proc, hc *http.Client) (func() error, func(int) error, error) {
+		var bases []string
+		for _, k := range kinds {
+			bases = append(bases, d.procs[k].url)
+		}
+		cookie, token, err := seed(ctx, hc, bases[0], `{"initial_count":0}`)
+		if err != nil {
+			return nil, nil, err
+		}
+		hdr := map[string]string{"Cookie": cookie}
+		url := func(base, tool string) string { return base + "/" + tool }
+		body := func(id int, tool, args string) string { return args }
+		if mcp {
+			hdr = mcpHeaders(mcpexpose.TokenHeader, token)
+			url = func(base, _ string) string { return base + mcpexpose.URLPath }
+			body = mcpCall
+		}
+		i := 0
+		call := func() error {
+			base := bases[i%len(bases)]
+			i++
+			_, err := expect(ctx, hc, url(base, "increment_counter"), body(2, "increment_counter", incBody), hdr, incWant)
+			return err
+		}
+		check := func(n int) error {
+			last := bases[len(bases)-1]
+			b, err := expect(ctx, hc, url(last, "get_counter_value"), body(3, "get_counter_value", `{}`), hdr, "count")
+			if err != nil {
+				return err
+			}
+			return countIs(b, n)
+		}
+		return call, check, nil
+	}
 }
 
 // httpCounter is a counter rollout on an HTTP door (chi or gymkit).

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,7 +43,10 @@ func moduleRoot(tb testing.TB) string {
 // TestRunSmoke runs the whole driver briefly (1 client, 300 ms a point,
 // every target in its own process, the weather and rollout measurements
 // tiny): every scenario must make calls, every answer must be right, the
-// report must hold every row and ratio.
+// report must hold every row and ratio. With GYMKIT_REDIS_URL the Redis
+// scenarios run too (two replica processes on that Redis, each client's
+// calls alternating between them, the count checked on the second);
+// without it the report must say they were skipped.
 func TestRunSmoke(t *testing.T) {
 	var out, log bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -58,7 +62,26 @@ func TestRunSmoke(t *testing.T) {
 		t.Fatalf("Run: %v\nlog:\n%s", err, log.String())
 	}
 	report := out.String()
+	redis := os.Getenv("GYMKIT_REDIS_URL") != ""
+	isRedis := func(name string) bool {
+		return slices.Contains([]string{ScenarioRedisHTTP, ScenarioRedisHTTP2, ScenarioRedisMCP, ScenarioRedisMCP2}, name)
+	}
+	if redis {
+		for _, want := range []string{"gymkit HTTP redis 2 replicas / gymkit HTTP | 1 |", "gymkit MCP redis 2 replicas / gymkit MCP | 1 |"} {
+			if !strings.Contains(report, want) {
+				t.Errorf("report lacks %q:\n%s", want, report)
+			}
+		}
+	} else if !strings.Contains(report, "Skipped: GYMKIT_REDIS_URL is unset") {
+		t.Errorf("without GYMKIT_REDIS_URL the report should say the Redis scenarios were skipped:\n%s", report)
+	}
 	for _, name := range ScenarioNames {
+		if isRedis(name) && !redis {
+			if strings.Contains(report, "| "+name+" |") {
+				t.Errorf("a row for %q without GYMKIT_REDIS_URL", name)
+			}
+			continue
+		}
 		m := regexp.MustCompile(`(?m)^\| ` + regexp.QuoteMeta(name) + ` \| 1 \| (\d+) \|.*\| (\d+) \| \d+ → \d+ \|`).FindStringSubmatch(report)
 		if m == nil {
 			t.Errorf("no row for %q in the report:\n%s", name, report)

@@ -301,6 +301,25 @@ func (d *driver) report(scens []scenario, res map[string]map[int][]point, weathe
 			problems = append(problems, fmt.Sprintf("rollouts %s: %d failed, first: %s", door, r.errors, r.firstErr))
 		}
 	}
+	b.WriteString("\n### Redis store (session.store: redis; for information)\n\n")
+	if d.redisNote != "" {
+		fmt.Fprintf(&b, "Skipped: %s.\n", d.redisNote)
+	} else {
+		b.WriteString("Both replicas of a 2-replica row are pinned to the same core as the 1-replica target: the figures are the cost per call of the store and of a second process, not a speedup. The redis-server is not pinned.\n\n")
+		b.WriteString("| ratio | clients | calls/s | server CPU per call |\n|---|---|---|---|\n")
+		for _, r := range [][2]string{
+			{ScenarioRedisHTTP, ScenarioGymkitHTTP}, {ScenarioRedisHTTP2, ScenarioGymkitHTTP},
+			{ScenarioRedisMCP, ScenarioGymkitMCP}, {ScenarioRedisMCP2, ScenarioGymkitMCP},
+		} {
+			for _, c := range d.cfg.Clients {
+				vr, ok1 := pair(r[0], r[1], c, rate)
+				vc, ok2 := pair(r[0], r[1], c, cpu)
+				if ok1 && ok2 {
+					fmt.Fprintf(&b, "| %s / %s | %d | %.2f | %.2f |\n", r[0], r[1], c, vr, vc)
+				}
+			}
+		}
+	}
 	if c := slices.Max(d.cfg.Clients); c > 1 {
 		fmt.Fprintf(&b, "\n### At %d clients\n\n", c)
 		for _, s := range scens {
@@ -316,7 +335,7 @@ func (d *driver) report(scens []scenario, res map[string]map[int][]point, weathe
 				s.name, a.calls, a.errors, a.rounds, d.cfg.Duration, a.gorBefore, a.gorAfter, back)
 		}
 	}
-	for _, k := range Kinds {
+	for _, k := range slices.Concat(Kinds, RedisKinds) {
 		p := d.procs[k]
 		if p == nil {
 			continue

@@ -48,6 +48,27 @@ const (
 // Kinds are every server kind, in the order the driver starts them.
 var Kinds = []string{KindChi, KindCounter, KindSDK, KindWeather, KindWorkplace}
 
+// The Redis kinds serve the counter like KindCounter, with its state in the
+// Redis named by GYMKIT_REDIS_URL (session.store: redis, a fixed
+// session_secret shared by both, and the key prefix in RedisPrefixEnv): two
+// replicas of one instance. The driver starts them only when
+// GYMKIT_REDIS_URL is set (make bench runs under .ci/with-redis.sh).
+const (
+	KindCounterRedis  = "counter-redis"
+	KindCounterRedis2 = "counter-redis-2"
+)
+
+// RedisKinds are the Redis kinds, in the order the driver starts them.
+var RedisKinds = []string{KindCounterRedis, KindCounterRedis2}
+
+// RedisPrefixEnv names the environment variable that gives the Redis kinds
+// their key prefix (the driver sets one per run, the same for both).
+const RedisPrefixEnv = "GYMKIT_LOADBENCH_REDIS_PREFIX"
+
+// redisSecret is the Redis replicas' shared instance secret (a benchmark's,
+// on loopback).
+const redisSecret = "loadbench-redis-secret-0123456789abcdefghijkl"
+
 // RolloutHeader names the rollout on the bare go-sdk target (it has no
 // sessions of its own in stateless mode).
 const RolloutHeader = "X-Rollout"
@@ -82,6 +103,19 @@ func Build(ctx context.Context, kind, root string) (*Target, error) {
 	switch kind {
 	case KindCounter:
 		files = []string{"servers/example_session_state_mgmt/configs/example_session_state_mgmt.yaml"}
+	case KindCounterRedis, KindCounterRedis2:
+		url := os.Getenv("GYMKIT_REDIS_URL")
+		if url == "" {
+			return nil, fmt.Errorf("loadbench: %s needs GYMKIT_REDIS_URL", kind)
+		}
+		prefix := os.Getenv(RedisPrefixEnv)
+		if prefix == "" {
+			prefix = "gymkit-loadbench:"
+		}
+		blk := "example_session_state_mgmt_resources_server.resources_servers.example_session_state_mgmt."
+		files = []string{"servers/example_session_state_mgmt/configs/example_session_state_mgmt.yaml"}
+		overrides = []string{blk + "session_secret=" + redisSecret, blk + "session.store=redis",
+			blk + "session.url=" + url, blk + "session.prefix=" + prefix}
 	case KindWeather:
 		files = []string{"servers/example_mcp_weather/configs/example_mcp_weather.yaml"}
 	case KindWorkplace:

@@ -36,5 +36,6 @@ func redisOverrides(t *testing.T, sc scenario, url string) []string {
 		block + "session.url=" + url,
 		block + "session.prefix=" + redistest.Prefix(t),
 		block + "session_secret=peer-replay-redis-0123456789abcdefghijklmnop",
+		block + "session.read_timeout=10s", // the replay compares answers, not store latency
 	}
 }

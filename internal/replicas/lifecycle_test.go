@@ -37,7 +37,7 @@ func startReplicaWith(t *testing.T, url, prefix string, extra ...string) string 
 		counterBlock + "session.url=" + url,
 		counterBlock + "session.prefix=" + prefix,
 		counterBlock + "session.dial_timeout=300ms",
-		counterBlock + "session.read_timeout=300ms",
+		counterBlock + "session.read_timeout=2s",
 	}
 	for _, e := range extra {
 		overrides = append(overrides, counterBlock+e)

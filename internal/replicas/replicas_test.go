@@ -48,7 +48,7 @@ func startReplica(t *testing.T, url, prefix string) string {
 			counterBlock + "session.url=" + url,
 			counterBlock + "session.prefix=" + prefix,
 			counterBlock + "session.dial_timeout=300ms",
-			counterBlock + "session.read_timeout=300ms",
+			counterBlock + "session.read_timeout=2s",
 		},
 		WorkDir:   root,
 		LookupEnv: func(string) (string, bool) { return "", false },

@@ -149,9 +149,12 @@ func TestSessionCookieForgeries(t *testing.T) {
 }
 
 // TestSessionExpiredCookie: a cookie older than the lifetime starts a new
-// session (and a new Set-Cookie), as Starlette's max_age check does.
+// session (and a new Set-Cookie), as Starlette's max_age check does. The
+// manager's clock is the test's, so "within" and "after" the lifetime do
+// not depend on how fast the machine answers.
 func TestSessionExpiredCookie(t *testing.T) {
-	m := session.NewManager(session.Options{CookieName: "exp___exp", Lifetime: 1500 * time.Millisecond})
+	clock := &fakeClock{t: time.Now()}
+	m := session.NewManager(session.Options{CookieName: "exp___exp", Lifetime: 1500 * time.Millisecond, Clock: clock.Now})
 	inst, err := server.NewInstance(context.Background(), &breakEnv{}, server.InstanceOptions{Name: "exp", ServerType: "exp", Sessions: m})
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +185,7 @@ func TestSessionExpiredCookie(t *testing.T) {
 	if o2, _ := post(cookie); o2.ID != o1.ID || o2.N != 2 {
 		t.Errorf("within lifetime: %+v, want id %s n 2", o2, o1.ID)
 	}
-	time.Sleep(2 * time.Second)
+	clock.Add(2 * time.Second)
 	o3, h3 := post(cookie)
 	if o3.ID == o1.ID || o3.N != 1 {
 		t.Errorf("after lifetime: %+v, want a new session with n 1", o3)

@@ -473,10 +473,15 @@ func whileBlocked(t *testing.T, srv *timed, call func()) (returnedFirst bool, up
 // nothing. A tool whose per-tool limit is 0 runs unlimited.
 func TestToolTimeout(t *testing.T) {
 	t.Parallel()
-	const limit = 150 * time.Millisecond
+	// The default limit is long (2 s) against the quick calls that must
+	// stay within it (/count, /read, /stubborn 10 ms); the timed-out calls
+	// do not depend on it: /stubborn is held until its 504 has arrived,
+	// /sleep waits 5 s against its own 300 ms.
+	const limit = 2 * time.Second
+	const sleepLimit = 300 * time.Millisecond
 	srv := newTimed()
 	ts := serveTimed(t, srv, config.Instance{ToolTimeout: limit,
-		ToolTimeouts: map[string]time.Duration{"echo": 0, "sleep": 2 * limit}}, nil)
+		ToolTimeouts: map[string]time.Duration{"echo": 0, "sleep": sleepLimit}}, nil)
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar}
 	cookie, token := seedToken(t, ts)
@@ -494,7 +499,7 @@ func TestToolTimeout(t *testing.T) {
 	var resp *http.Response
 	var body string
 	returned, err := whileBlocked(t, srv, func() { resp, body = post(t, client, ts.URL+"/stubborn", `{"ms": -1}`) })
-	if resp.StatusCode != 504 || body != `{"detail":"Tool 'stubborn' timed out after 150ms"}` {
+	if resp.StatusCode != 504 || body != `{"detail":"Tool 'stubborn' timed out after 2s"}` {
 		t.Errorf("HTTP /stubborn: %d %s", resp.StatusCode, body)
 	}
 	if returned {
@@ -508,7 +513,7 @@ func TestToolTimeout(t *testing.T) {
 	var text string
 	var isErr bool
 	returned, err = whileBlocked(t, srv, func() { text, isErr = mcpCall(t, ts, token, "stubborn", `{"ms": -1}`) })
-	if !isErr || text != "HTTP 504 from POST /stubborn: Tool 'stubborn' timed out after 150ms" {
+	if !isErr || text != "HTTP 504 from POST /stubborn: Tool 'stubborn' timed out after 2s" {
 		t.Errorf("MCP stubborn: isError %v %q", isErr, text)
 	}
 	if returned {
@@ -534,8 +539,8 @@ func TestToolTimeout(t *testing.T) {
 			text != "HTTP 504 from POST /sleep: Tool 'sleep' timed out after 300ms" {
 			t.Errorf("MCP sleep: isError %v %q", isErr, text)
 		}
-		if took := time.Since(start); took < 2*limit {
-			t.Errorf("%s sleep answered after %v, before its limit %v", door, took, 2*limit)
+		if took := time.Since(start); took < sleepLimit {
+			t.Errorf("%s sleep answered after %v, before its limit %v", door, took, sleepLimit)
 		}
 		if err := <-srv.ctxErrs; !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s: the handler's context ended with %v, want DeadlineExceeded", door, err)

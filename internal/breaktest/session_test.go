@@ -257,11 +257,13 @@ func (c *jarClient) post(t *testing.T, path, body string) incrOut {
 	return o
 }
 
-// TestSessionRefreshRace: with a short lifetime every request refreshes the
-// scs entry (more than 1% of the lifetime has passed); parallel calls of many
-// rollouts must still keep their ids and counts (run with -race).
+// TestSessionRefreshRace: the calls of a rollout are 700 ms apart, so each
+// refreshes the scs entry (more than 1% of the 60 s lifetime has passed);
+// parallel calls of many rollouts must still keep their ids and counts (run
+// with -race). The lifetime is long against the rollout's ~7 s, so a loaded
+// machine does not expire a session mid-test.
 func TestSessionRefreshRace(t *testing.T) {
-	m := session.NewManager(session.Options{CookieName: "ref___ref", Lifetime: 3 * time.Second})
+	m := session.NewManager(session.Options{CookieName: "ref___ref", Lifetime: time.Minute})
 	inst, err := server.NewInstance(context.Background(), &breakEnv{}, server.InstanceOptions{Name: "ref", ServerType: "ref", Sessions: m})
 	if err != nil {
 		t.Fatal(err)
@@ -280,7 +282,7 @@ func TestSessionRefreshRace(t *testing.T) {
 				inner.Add(1)
 				go func() {
 					defer inner.Done()
-					time.Sleep(time.Duration(c*40) * time.Millisecond)
+					time.Sleep(time.Duration(c*700) * time.Millisecond)
 					if o := ro.post(t, "/incr", `{"key":"k"}`); o.ID != first.ID {
 						t.Errorf("id changed %s -> %s", first.ID, o.ID)
 					}

@@ -332,7 +332,9 @@ func TestInterceptorOrderAndPanic(t *testing.T) {
 // is the Info line there).
 func TestToolCallLogLine(t *testing.T) {
 	t.Parallel()
-	h := guardedHost(t, &Guarded{}, func(o *framework.Options) { o.ToolTimeout = 50 * time.Millisecond })
+	// Only slow has a limit: a 50 ms limit on every tool would turn a quick
+	// call into a 504 on a loaded machine.
+	h := guardedHost(t, &Guarded{}, func(o *framework.Options) { o.ToolTimeouts = map[string]time.Duration{"slow": 50 * time.Millisecond} })
 	ro := h.seed(`{}`)
 	sid := ""
 	h.post("/greet", `{"name":"x"}`, ro.cookie)

@@ -92,12 +92,10 @@ func TestHealthReadyFollowsTheStore(t *testing.T) {
 	store.down.Store(false)
 	ready(200, map[string]string{"status": "ready"})
 	store.hang.Store(true)
-	start := time.Now()
+	// The probe's own timeout answers (its detail says so): the Ping waits
+	// for its context, so without that timeout the probe would never end.
 	ready(503, map[string]string{"status": "unavailable", "reason": "store_unreachable", "store": "server_test.pingStore",
 		"detail": "ping timed out after 1s"})
-	if d := time.Since(start); d > 10*server.ReadyPingTimeout {
-		t.Errorf("a hanging Ping held the probe %v", d)
-	}
 	store.hang.Store(false)
 	ready(200, map[string]string{"status": "ready"})
 	if got := sample(scrape(t, ts.URL+"/metrics"), "gymkit_draining"); got != 0 {
@@ -156,7 +154,7 @@ func TestHostReadyDrainDelay(t *testing.T) {
 		t.Fatalf("ready before the drain: %d %v", code, body)
 	}
 	cancel()
-	deadline := time.Now().Add(time.Second)
+	deadline := time.Now().Add(30 * time.Second) // a ceiling, not a target
 	for {
 		code, _, body := getJSON(t, url+"/health/ready")
 		if code == 503 && body["reason"] == "draining" {

@@ -19,7 +19,24 @@ func TestByteBudget(t *testing.T) {
 	if b.acquire(ctx, 101, soon(time.Second)) {
 		t.Fatal("more than the budget was granted")
 	}
-	// A large waiter is served before a small one that came after it.
+	// A large waiter is served before a small one that came after it. Each
+	// waiter is seen queued before the next one starts (polled, with a 30 s
+	// ceiling), and their waits are long, so the order is the arrival order
+	// however loaded the machine.
+	waiting := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+			b.mu.Lock()
+			got := b.waiters.Len()
+			b.mu.Unlock()
+			if got == n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d waiters after 30 s, want %d", got, n)
+			}
+		}
+	}
 	var order []int
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -27,15 +44,14 @@ func TestByteBudget(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if b.acquire(ctx, n, soon(2*time.Second)) {
+			if b.acquire(ctx, n, soon(time.Minute)) {
 				mu.Lock()
 				order = append(order, i)
 				mu.Unlock()
-				time.Sleep(10 * time.Millisecond)
 				b.release(n)
 			}
 		}()
-		time.Sleep(20 * time.Millisecond) // arrival order
+		waiting(i + 1) // arrival order
 	}
 	b.release(60)
 	wg.Wait()

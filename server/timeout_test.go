@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -30,19 +30,23 @@ import (
 //
 //   - /sleep {"ms": n} sleeps n ms, or until its context is done (then it
 //     tries a session.Update and reports both errors on ctxErrs).
-//   - /stubborn {"ms": n} ignores its context: it sleeps n ms, then adds 1
-//     to the counter with session.Update and reports the error on
-//     updateErrs (its answer is lost once it timed out).
+//   - /stubborn {"ms": n} ignores its context: it sleeps n ms (n < 0:
+//     until the test sends on gate), then adds 1 to the counter with
+//     session.Update and reports the error on updateErrs (its answer is
+//     lost once it timed out).
 //   - /count adds 1 to the counter and answers it; /read answers it.
 //   - /echo answers its body's length.
 type timed struct {
 	framework.Base
-	ctxErrs    chan error // the context error and the Update error of /sleep
-	updateErrs chan error // the Update error of /stubborn
+	ctxErrs    chan error    // the context error and the Update error of /sleep
+	updateErrs chan error    // the Update error of /stubborn
+	gate       chan struct{} // each send lets one blocked /stubborn go on
+	sleeping   chan struct{} // /sleep sends (if there is room) once it runs
 }
 
 func newTimed() *timed {
-	return &timed{ctxErrs: make(chan error, 8), updateErrs: make(chan error, 8)}
+	return &timed{ctxErrs: make(chan error, 8), updateErrs: make(chan error, 8),
+		gate: make(chan struct{}), sleeping: make(chan struct{}, 1)}
 }
 
 type msRequest struct {
@@ -64,6 +68,10 @@ type echoResponse struct {
 func (s *timed) Routes(r *framework.Router) {
 	framework.Post(r, "/sleep", func(ctx context.Context, req msRequest) (countResponse, error) {
 		select {
+		case s.sleeping <- struct{}{}:
+		default:
+		}
+		select {
 		case <-time.After(time.Duration(req.Ms) * time.Millisecond):
 			return countResponse{}, nil
 		case <-ctx.Done():
@@ -74,7 +82,11 @@ func (s *timed) Routes(r *framework.Router) {
 		}
 	})
 	framework.Post(r, "/stubborn", func(ctx context.Context, req msRequest) (countResponse, error) {
-		time.Sleep(time.Duration(req.Ms) * time.Millisecond)
+		if req.Ms < 0 {
+			<-s.gate
+		} else {
+			time.Sleep(time.Duration(req.Ms) * time.Millisecond)
+		}
 		var n int
 		err := session.Update(ctx, "count", func(c *int) error { *c++; n = *c; return nil })
 		s.updateErrs <- err
@@ -120,8 +132,8 @@ func serveTimed(t *testing.T, srv *timed, cfg config.Instance, ln net.Listener) 
 }
 
 // rawExchange dials addr, writes req, and reads until the server closes
-// the connection or 5 s have passed; it returns what it read and how long
-// the whole exchange took.
+// the connection or 30 s (a ceiling, not a target) have passed; it returns
+// what it read and how long the whole exchange took.
 func rawExchange(t *testing.T, addr, req string) (string, time.Duration) {
 	t.Helper()
 	start := time.Now()
@@ -133,7 +145,7 @@ func rawExchange(t *testing.T, addr, req string) (string, time.Duration) {
 	if _, err := io.WriteString(c, req); err != nil {
 		t.Fatalf("write: %v", err)
 	}
-	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
 	b, _ := io.ReadAll(c)
 	return string(b), time.Since(start)
 }
@@ -147,8 +159,9 @@ func mcpCall(t *testing.T, ts *httptest.Server, token, name, args string) (strin
 }
 
 // A client that sends its headers and stalls the body is answered 408 and
-// its connection closed after body_read_timeout, on both doors (the MCP
-// door with a JSON-RPC error body). The deadline ends
+// its connection closed after body_read_timeout (never before it; the 408
+// says it is body_read_timeout's), on both doors (the MCP door with a
+// JSON-RPC error body). The deadline ends
 // once the body is read: a tool may run longer than it, on both doors,
 // with its context intact.
 func TestBodyReadDeadline(t *testing.T) {
@@ -162,8 +175,8 @@ func TestBodyReadDeadline(t *testing.T) {
 		req := "POST " + path + " HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\n" +
 			"Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{\"text\":\"abc"
 		got, took := rawExchange(t, addr, req)
-		if took < timeout || took > timeout+2*time.Second {
-			t.Errorf("%s: a stalled body held the connection %v, want about %v", path, took, timeout)
+		if took < timeout {
+			t.Errorf("%s: a stalled body was cut off after %v, before body_read_timeout %v", path, took, timeout)
 		}
 		status, _, _ := strings.Cut(got, "\r\n")
 		switch path {
@@ -250,8 +263,10 @@ func (c *limitConn) Close() error {
 // Issue 11, finding 3: 250 clients that send headers and stall their
 // bodies, against a server that holds at most 200 connections, do not
 // make legitimate requests time out: each stalled connection is closed
-// after body_read_timeout, and every legitimate request is answered within
-// a few deadlines.
+// after body_read_timeout, and every legitimate request is answered. The
+// stalled clients themselves hold their connections for a minute and the
+// legitimate ones wait up to 30 s (ceilings, not targets), so only the
+// server closing the stalled connections lets them in.
 func TestStalledBodiesDoNotStarve(t *testing.T) {
 	t.Parallel()
 	const (
@@ -278,13 +293,13 @@ func TestStalledBodiesDoNotStarve(t *testing.T) {
 		defer c.Close()
 		fmt.Fprintf(c, "POST /echo HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", addr)
 		wg.Go(func() {
-			_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			_ = c.SetReadDeadline(time.Now().Add(time.Minute))
 			if _, err := io.ReadAll(c); err == nil {
 				closed.Add(1)
 			}
 		})
 	}
-	client := &http.Client{Timeout: 8 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	var failed atomic.Int32
 	var lwg sync.WaitGroup
 	for i := range legit {
@@ -307,9 +322,6 @@ func TestStalledBodiesDoNotStarve(t *testing.T) {
 	wg.Wait()
 	t.Logf("%d stalled clients: %d legitimate requests answered within %v; %d stalled connections closed by the server after %v",
 		stalled, legit, legitTook.Round(time.Millisecond), closed.Load(), time.Since(start).Round(time.Millisecond))
-	if legitTook > 6*time.Second {
-		t.Errorf("legitimate requests took %v behind stalled bodies", legitTook)
-	}
 	if closed.Load() != stalled {
 		t.Errorf("%d of %d stalled connections closed by the server", closed.Load(), stalled)
 	}
@@ -377,15 +389,30 @@ func TestTooLargeIsReadable(t *testing.T) {
 
 	// Beyond the drain limit (twice the limit, at least limit + 4 MiB) the
 	// connection is closed without reading it all: the server does not read
-	// 64 MiB for nothing.
-	start := time.Now()
-	req, _ := http.NewRequest("POST", ts.URL+"/echo", bytes.NewReader(make([]byte, 64<<20)))
-	req.Header.Set("Content-Type", "application/json")
-	if resp, err := ts.Client().Do(req); err == nil {
-		resp.Body.Close()
+	// 64 MiB for nothing. Counted in bytes a raw client that writes the
+	// whole body before reading got to send: the drain limit (16 MiB) plus
+	// loopback's socket buffers at most, not the 64 MiB (Go's own client
+	// stops sending by itself once it has the answer, so it cannot tell).
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("a 64 MiB body beyond the drain limit took %v", took)
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second)) // a ceiling, not a target
+	fmt.Fprintf(c, "POST /echo HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", addr, 64<<20)
+	block := make([]byte, 64<<10)
+	sent := 0
+	var werr error
+	for sent < 64<<20 {
+		if _, werr = c.Write(block); werr != nil {
+			break
+		}
+		sent += len(block)
+	}
+	c.Close()
+	if sent >= 48<<20 || werr == nil || errors.Is(werr, os.ErrDeadlineExceeded) {
+		t.Errorf("a 64 MiB body beyond the drain limit: the server let the client send %d MiB (%v)", sent>>20, werr)
+	} else {
+		t.Logf("a 64 MiB body beyond the drain limit: %d MiB sent before the server closed the connection: %v", sent>>20, werr)
 	}
 
 	// Python's http.client, which NeMo's tooling uses: it sends the whole
@@ -411,6 +438,33 @@ print(r.status, r.read().decode())
 	}
 }
 
+// whileBlocked runs call, which makes a call of /stubborn {"ms":-1}, and
+// waits for its answer while that handler is held at srv.gate; it then
+// reports whether the handler had returned before the answer (it had, if
+// its Update error is already on updateErrs), lets the handler go on and
+// returns its Update error. A server that waits for the handler never
+// answers: after a 30 s ceiling the test fails and the handler is let go.
+func whileBlocked(t *testing.T, srv *timed, call func()) (returnedFirst bool, updateErr error) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); call() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Errorf("no answer in 30 s while the handler ignoring its context was blocked: the timeout waits for the handler")
+		srv.gate <- struct{}{}
+		<-done
+		return true, <-srv.updateErrs
+	}
+	select {
+	case err := <-srv.updateErrs:
+		return true, err
+	default:
+	}
+	srv.gate <- struct{}{}
+	return false, <-srv.updateErrs
+}
+
 // Issue 11, Timeouts: tool_timeout and tool_timeouts. A call past its
 // limit is answered 504 naming the tool and the limit (HTTP) or the isError
 // "HTTP 504 from POST /<tool>: ..." (MCP), without waiting for a handler
@@ -419,10 +473,15 @@ print(r.status, r.read().decode())
 // nothing. A tool whose per-tool limit is 0 runs unlimited.
 func TestToolTimeout(t *testing.T) {
 	t.Parallel()
-	const limit = 150 * time.Millisecond
+	// The default limit is long (2 s) against the quick calls that must
+	// stay within it (/count, /read, /stubborn 10 ms); the timed-out calls
+	// do not depend on it: /stubborn is held until its 504 has arrived,
+	// /sleep waits 5 s against its own 300 ms.
+	const limit = 2 * time.Second
+	const sleepLimit = 300 * time.Millisecond
 	srv := newTimed()
 	ts := serveTimed(t, srv, config.Instance{ToolTimeout: limit,
-		ToolTimeouts: map[string]time.Duration{"echo": 0, "sleep": 2 * limit}}, nil)
+		ToolTimeouts: map[string]time.Duration{"echo": 0, "sleep": sleepLimit}}, nil)
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar}
 	cookie, token := seedToken(t, ts)
@@ -434,32 +493,33 @@ func TestToolTimeout(t *testing.T) {
 		t.Fatalf("/count: %d %s", resp.StatusCode, body)
 	}
 
-	// HTTP: a handler that ignores its context (it sleeps 1.5 s, then
-	// updates the counter).
-	start := time.Now()
-	resp, body := post(t, client, ts.URL+"/stubborn", `{"ms": 1500}`)
-	took := time.Since(start)
-	if resp.StatusCode != 504 || body != `{"detail":"Tool 'stubborn' timed out after 150ms"}` {
+	// HTTP: a handler that ignores its context (it blocks until the test
+	// lets it go, then updates the counter): answered 504 while it is still
+	// blocked, and its Update once let go fails.
+	var resp *http.Response
+	var body string
+	returned, err := whileBlocked(t, srv, func() { resp, body = post(t, client, ts.URL+"/stubborn", `{"ms": -1}`) })
+	if resp.StatusCode != 504 || body != `{"detail":"Tool 'stubborn' timed out after 2s"}` {
 		t.Errorf("HTTP /stubborn: %d %s", resp.StatusCode, body)
 	}
-	if took < limit || took > limit+900*time.Millisecond {
-		t.Errorf("HTTP /stubborn answered after %v, want about %v (not the handler's 1500ms)", took, limit)
+	if returned {
+		t.Errorf("HTTP /stubborn: the 504 waited for the handler")
 	}
-	if err := <-srv.updateErrs; !errors.Is(err, session.ErrDeadline) {
+	if !errors.Is(err, session.ErrDeadline) {
 		t.Errorf("session.Update after the deadline: %v, want session.ErrDeadline", err)
 	}
 
 	// MCP: the same tool, same rollout (token).
-	start = time.Now()
-	text, isErr := mcpCall(t, ts, token, "stubborn", `{"ms": 1500}`)
-	took = time.Since(start)
-	if !isErr || text != "HTTP 504 from POST /stubborn: Tool 'stubborn' timed out after 150ms" {
+	var text string
+	var isErr bool
+	returned, err = whileBlocked(t, srv, func() { text, isErr = mcpCall(t, ts, token, "stubborn", `{"ms": -1}`) })
+	if !isErr || text != "HTTP 504 from POST /stubborn: Tool 'stubborn' timed out after 2s" {
 		t.Errorf("MCP stubborn: isError %v %q", isErr, text)
 	}
-	if took < limit || took > limit+900*time.Millisecond {
-		t.Errorf("MCP stubborn answered after %v, want about %v", took, limit)
+	if returned {
+		t.Errorf("MCP stubborn: the 504 waited for the handler")
 	}
-	if err := <-srv.updateErrs; !errors.Is(err, session.ErrDeadline) {
+	if !errors.Is(err, session.ErrDeadline) {
 		t.Errorf("MCP: session.Update after the deadline: %v, want session.ErrDeadline", err)
 	}
 	if resp, body := post(t, client, ts.URL+"/read", `{}`); body != `{"count":1}` {
@@ -469,7 +529,7 @@ func TestToolTimeout(t *testing.T) {
 	// A handler that watches its context: canceled at its own limit (300ms),
 	// and its Update from then on fails.
 	for _, door := range []string{"http", "mcp"} {
-		start = time.Now()
+		start := time.Now()
 		if door == "http" {
 			resp, body = post(t, client, ts.URL+"/sleep", `{"ms": 5000}`)
 			if resp.StatusCode != 504 || body != `{"detail":"Tool 'sleep' timed out after 300ms"}` {
@@ -479,8 +539,8 @@ func TestToolTimeout(t *testing.T) {
 			text != "HTTP 504 from POST /sleep: Tool 'sleep' timed out after 300ms" {
 			t.Errorf("MCP sleep: isError %v %q", isErr, text)
 		}
-		if took := time.Since(start); took < 2*limit || took > 2*limit+900*time.Millisecond {
-			t.Errorf("%s sleep answered after %v, want about %v", door, took, 2*limit)
+		if took := time.Since(start); took < sleepLimit {
+			t.Errorf("%s sleep answered after %v, before its limit %v", door, took, sleepLimit)
 		}
 		if err := <-srv.ctxErrs; !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s: the handler's context ended with %v, want DeadlineExceeded", door, err)
@@ -503,7 +563,7 @@ func TestToolTimeout(t *testing.T) {
 	}
 
 	// A per-tool limit for a tool that does not exist refuses the build.
-	_, err := server.NewInstance(context.Background(), newTimed(), server.InstanceOptions{Name: "x", ServerType: "x",
+	_, err = server.NewInstance(context.Background(), newTimed(), server.InstanceOptions{Name: "x", ServerType: "x",
 		Config: config.Instance{ToolTimeouts: map[string]time.Duration{"no_such_tool": time.Second}}})
 	if err == nil || !strings.Contains(err.Error(), `tool_timeouts: no tool named no_such_tool`) {
 		t.Errorf("unknown tool in tool_timeouts: %v", err)

@@ -178,7 +178,7 @@ func TestMemoryStoreGetInsideUpdate(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("deadlock: Get or another key's Update inside Update")
 	}
 }
@@ -209,7 +209,7 @@ func TestMemoryStoreKeysDoNotBlockEachOther(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("an Update in progress blocked other keys or sessions")
 	}
 }

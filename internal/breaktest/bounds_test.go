@@ -125,7 +125,10 @@ func TestBoundsVerifyValidLongTrajectory(t *testing.T) {
 }
 
 // TestBoundsVerifyUnionListsAndExtras: the cap holds inside unions (input is
-// str | list[item union]) and for unknown keys of extra="forbid" models.
+// str | list[item union]) and for unknown keys of extra="forbid" models: the
+// answer has the first 1000 items and the cut item, and the work is bounded
+// by the bytes allocated (not by the time taken, which a loaded machine
+// stretches).
 func TestBoundsVerifyUnionListsAndExtras(t *testing.T) {
 	ts := servertest.New(t, &breakEnv{}, servertest.Options{})
 	var keys strings.Builder
@@ -143,8 +146,8 @@ func TestBoundsVerifyUnionListsAndExtras(t *testing.T) {
 			t.Errorf("%s: %d items, want %d", label, n, maxItems+1)
 		}
 		t.Logf("%s: body %d B, answer %d B, %v, %d MB allocated", label, len(body), len(res.Body), el, alloc>>20)
-		if len(res.Body) > 4<<20+1<<20 || el > 10*time.Second {
-			t.Errorf("%s: answer %d B in %v", label, len(res.Body), el)
+		if len(res.Body) > 4<<20+1<<20 || alloc > 256<<20 {
+			t.Errorf("%s: answer %d B, %d MB allocated; want < 5 MiB and < 256 MB", label, len(res.Body), alloc>>20)
 		}
 	}
 }
@@ -163,8 +166,8 @@ func TestBoundsTypedDecoder(t *testing.T) {
 		t.Errorf("100k bad models: %s", trunc(res.Body))
 	}
 	t.Logf("100k bad models: answer %d B, %v, %d MB allocated", len(res.Body), el, alloc>>20)
-	if el > 5*time.Second || alloc > 128<<20 {
-		t.Errorf("100k bad models: %v, %d MB", el, alloc>>20)
+	if alloc > 128<<20 {
+		t.Errorf("100k bad models: %d MB allocated, want < 128 MB", alloc>>20)
 	}
 }
 

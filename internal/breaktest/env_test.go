@@ -66,8 +66,9 @@ type KeyReq struct {
 
 type breakEnv struct {
 	framework.Base
-	dispatch bool
-	slowDone atomic.Int64 // slow handlers that saw ctx.Done
+	dispatch    bool
+	slowDone    atomic.Int64 // slow handlers that saw ctx.Done
+	slowStarted atomic.Int64 // slow handlers that started
 }
 
 type cyc struct {
@@ -177,6 +178,7 @@ func (s *breakEnv) Routes(r *framework.Router) {
 		return struct{}{}, e
 	})
 	framework.Post(r, "/slow", func(ctx context.Context, _ framework.NoBody) (struct{}, error) {
+		s.slowStarted.Add(1)
 		select {
 		case <-ctx.Done():
 			s.slowDone.Add(1)
@@ -186,6 +188,7 @@ func (s *breakEnv) Routes(r *framework.Router) {
 		}
 	})
 	framework.Post(r, "/slow_body", func(ctx context.Context, _ Empty) (struct{}, error) {
+		s.slowStarted.Add(1)
 		select {
 		case <-ctx.Done():
 			s.slowDone.Add(1)

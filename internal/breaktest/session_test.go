@@ -149,9 +149,12 @@ func TestSessionCookieForgeries(t *testing.T) {
 }
 
 // TestSessionExpiredCookie: a cookie older than the lifetime starts a new
-// session (and a new Set-Cookie), as Starlette's max_age check does.
+// session (and a new Set-Cookie), as Starlette's max_age check does. The
+// manager's clock is the test's, so "within" and "after" the lifetime do
+// not depend on how fast the machine answers.
 func TestSessionExpiredCookie(t *testing.T) {
-	m := session.NewManager(session.Options{CookieName: "exp___exp", Lifetime: 1500 * time.Millisecond})
+	clock := &fakeClock{t: time.Now()}
+	m := session.NewManager(session.Options{CookieName: "exp___exp", Lifetime: 1500 * time.Millisecond, Clock: clock.Now})
 	inst, err := server.NewInstance(context.Background(), &breakEnv{}, server.InstanceOptions{Name: "exp", ServerType: "exp", Sessions: m})
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +185,7 @@ func TestSessionExpiredCookie(t *testing.T) {
 	if o2, _ := post(cookie); o2.ID != o1.ID || o2.N != 2 {
 		t.Errorf("within lifetime: %+v, want id %s n 2", o2, o1.ID)
 	}
-	time.Sleep(2 * time.Second)
+	clock.Add(2 * time.Second)
 	o3, h3 := post(cookie)
 	if o3.ID == o1.ID || o3.N != 1 {
 		t.Errorf("after lifetime: %+v, want a new session with n 1", o3)
@@ -254,11 +257,13 @@ func (c *jarClient) post(t *testing.T, path, body string) incrOut {
 	return o
 }
 
-// TestSessionRefreshRace: with a short lifetime every request refreshes the
-// scs entry (more than 1% of the lifetime has passed); parallel calls of many
-// rollouts must still keep their ids and counts (run with -race).
+// TestSessionRefreshRace: the calls of a rollout are 700 ms apart, so each
+// refreshes the scs entry (more than 1% of the 60 s lifetime has passed);
+// parallel calls of many rollouts must still keep their ids and counts (run
+// with -race). The lifetime is long against the rollout's ~7 s, so a loaded
+// machine does not expire a session mid-test.
 func TestSessionRefreshRace(t *testing.T) {
-	m := session.NewManager(session.Options{CookieName: "ref___ref", Lifetime: 3 * time.Second})
+	m := session.NewManager(session.Options{CookieName: "ref___ref", Lifetime: time.Minute})
 	inst, err := server.NewInstance(context.Background(), &breakEnv{}, server.InstanceOptions{Name: "ref", ServerType: "ref", Sessions: m})
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +282,7 @@ func TestSessionRefreshRace(t *testing.T) {
 				inner.Add(1)
 				go func() {
 					defer inner.Done()
-					time.Sleep(time.Duration(c*40) * time.Millisecond)
+					time.Sleep(time.Duration(c*700) * time.Millisecond)
 					if o := ro.post(t, "/incr", `{"key":"k"}`); o.ID != first.ID {
 						t.Errorf("id changed %s -> %s", first.ID, o.ID)
 					}

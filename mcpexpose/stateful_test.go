@@ -30,7 +30,8 @@ import (
 // elicitation, confirmation, cancellation and per-rollout state.
 type Interactive struct {
 	framework.Base
-	cancelled chan error // what /block's context ended with
+	cancelled chan error    // what /block's context ended with
+	started   chan struct{} // /block is running
 }
 
 type StepsRequest struct {
@@ -73,6 +74,7 @@ func (s *Interactive) Routes(r *framework.Router) {
 		return map[string]bool{"wiped": true}, nil
 	})
 	framework.Post(r, "/block", func(ctx context.Context, _ framework.NoBody) (map[string]bool, error) {
+		s.started <- struct{}{}
 		<-ctx.Done()
 		s.cancelled <- ctx.Err()
 		return nil, ctx.Err()
@@ -117,7 +119,7 @@ func interactiveHost(t testing.TB, opts func(*mcpexpose.Options)) (string, *Inte
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &Interactive{cancelled: make(chan error, 1)}
+	srv := &Interactive{cancelled: make(chan error, 1), started: make(chan struct{}, 1)}
 	app, err := framework.Build(context.Background(), srv, framework.Options{Name: "i", Logger: log,
 		AfterSeed: door.AfterSeed, NormalizeToolName: door.NormalizeToolName})
 	if err != nil {
@@ -524,7 +526,11 @@ func TestCancellation(t *testing.T) {
 		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "block", Arguments: map[string]any{}})
 		done <- err
 	}()
-	time.Sleep(100 * time.Millisecond) // let the call start
+	select { // the call is running before it is cancelled
+	case <-srv.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the /block call never started")
+	}
 	cancel()
 	select {
 	case err := <-srv.cancelled:

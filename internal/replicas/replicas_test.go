@@ -215,7 +215,7 @@ func TestCounterTwoReplicas(t *testing.T) {
 			!strings.Contains(string(body), fmt.Sprintf("redis at 127.0.0.1:%d", srv.Port)) {
 			t.Errorf("HTTP increment on %s with Redis down: %d %s; want 503 naming the store", base, code, body)
 		}
-		if d := time.Since(start); d > 5*time.Second {
+		if d := time.Since(start); d > 15*time.Second { // bounded by the dial and read timeouts, generous for a loaded machine
 			t.Errorf("the failing call took %v", d)
 		}
 	}

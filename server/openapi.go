@@ -95,6 +95,7 @@ func openAPIRoutes(doc []byte, posted func(path string) bool, next http.Handler)
 		switch r.URL.Path {
 		case OpenAPIPath:
 			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", strconv.Itoa(len(doc))) // a HEAD's too, as Starlette's
 			w.WriteHeader(http.StatusOK)
 			if r.Method == http.MethodGet {
 				_, _ = w.Write(doc)
@@ -106,6 +107,7 @@ func openAPIRoutes(doc []byte, posted func(path string) bool, next http.Handler)
 			// openapi.json from this server.
 			h.Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'")
 			h.Set("X-Content-Type-Options", "nosniff")
+			h.Set("Content-Length", strconv.Itoa(len(page)))
 			w.WriteHeader(http.StatusOK)
 			if r.Method == http.MethodGet {
 				_, _ = w.Write(page)

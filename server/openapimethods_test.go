@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -75,3 +76,22 @@ func TestOpenAPIRoutesOtherMethods(t *testing.T) {
 }
 
 var _ framework.Server = (*docsTool)(nil)
+
+// TestOpenAPIRoutesContentLength: GET and HEAD of /openapi.json and /docs
+// carry the body's Content-Length (Starlette's Response sets it, HEAD
+// included), not a chunked body of unknown length.
+func TestOpenAPIRoutesContentLength(t *testing.T) {
+	t.Parallel()
+	ts := servertest.New(t, new(examplemcpweather.Weather), servertest.Options{ServerType: "openapi_test"})
+	for _, p := range []string{"/openapi.json", "/docs"} {
+		get := ts.Rollout().Do("GET", p, nil, nil)
+		head := ts.Rollout().Do("HEAD", p, nil, nil)
+		want := strconv.Itoa(len(get.Body))
+		if got := get.Header.Get("Content-Length"); got != want {
+			t.Errorf("GET %s: Content-Length %q, want %s", p, got, want)
+		}
+		if got := head.Header.Get("Content-Length"); got != want || len(head.Body) != 0 {
+			t.Errorf("HEAD %s: Content-Length %q (body %d bytes), want %s and no body", p, got, len(head.Body), want)
+		}
+	}
+}

@@ -17,9 +17,9 @@ import (
 // number of reservations it takes.
 const InflightWait = time.Second
 
-// inflightChunk is the least a body of unknown length (chunked) reserves at
-// a time; it then reserves half of what it holds again, so its reservation
-// is at most about 1.5 times what it read.
+// inflightChunk is the least a body reserves at a time (a body with a
+// Content-Length never beyond it); it then reserves half of what it holds
+// again, so its reservation is at most about 1.5 times what it read.
 const inflightChunk = 64 << 10
 
 // byteBudget is a FIFO weighted semaphore of bytes: the bound on the
@@ -140,7 +140,7 @@ type reservation struct {
 }
 
 // reserve makes room for a read into p and returns p, shortened to the
-// room held when the body's length is unknown.
+// room held.
 func (r *reservation) reserve(p []byte) ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -152,12 +152,11 @@ func (r *reservation) reserve(p []byte) ([]byte, error) {
 	}
 	capacity := r.limit + 1 // what a body limit reader reads at most
 	if r.declared >= 0 {
-		// A known length: reserve it whole on the first read; net/http
-		// never delivers more.
-		if r.held == 0 && !r.take(min(r.declared, capacity)) {
-			return nil, r.refused
-		}
-		return p, nil
+		// A known length is reserved as it arrives too, never beyond it
+		// (net/http never delivers more): a client that declares a large
+		// body and stalls holds what it sent, not what it declared, so a
+		// few such connections cannot lock every other client out.
+		capacity = min(r.declared, capacity)
 	}
 	if r.held >= capacity {
 		return p, nil // beyond the body limit: its reader refuses it anyway

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/gymkit/gymkit/framework"
@@ -35,23 +37,65 @@ func openAPIExtension() Extension {
 			if err != nil {
 				return nil, err
 			}
-			return openAPIRoutes(doc, next), nil
+			return openAPIRoutes(doc, postRouted(inst), next), nil
 		},
 	}
 }
 
+// postRouted reports whether the instance's app has a POST route of its
+// own at path: a tool of that path, or a dispatcher's POST /{tool}.
+func postRouted(inst *Instance) func(path string) bool {
+	return func(path string) bool {
+		if inst.App.CatchAll() != nil {
+			return true
+		}
+		for _, t := range inst.App.Tools() {
+			if t.Path() == path {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // openAPIRoutes answers GET (and HEAD) /openapi.json and /docs and hands
-// everything else to next (a POST /docs reaches a tool named docs).
-func openAPIRoutes(doc []byte, next http.Handler) http.Handler {
+// everything else to next (a POST /docs reaches a tool named docs, or a
+// dispatcher's POST /{tool}). Any other method at those paths is
+// Starlette's 405 with Allow: GET, HEAD (FastAPI.setup registers them with
+// add_route, whose Route adds HEAD to GET and answers other methods 405 from
+// Route.handle), and the paths with a trailing slash are redirected there
+// (307, Starlette's redirect_slashes; spec/python-compat.md).
+func openAPIRoutes(doc []byte, posted func(path string) bool, next http.Handler) http.Handler {
 	page := docsPage()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if p == OpenAPIPath+"/" || p == DocsPath+"/" {
+			u := url.URL{Scheme: "http", Host: r.Host, Path: strings.TrimSuffix(p, "/"), RawQuery: r.URL.RawQuery}
+			if r.TLS != nil {
+				u.Scheme = "https"
+			}
+			w.Header().Set("Location", u.String())
+			w.WriteHeader(http.StatusTemporaryRedirect)
+			return
+		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if (p == OpenAPIPath || p == DocsPath) && !(r.Method == http.MethodPost && posted(p)) {
+				body := []byte(`{"detail":"Method Not Allowed"}`)
+				h := w.Header()
+				h.Set("Allow", "GET, HEAD")
+				h.Set("Content-Type", "application/json")
+				h.Set("Content-Length", strconv.Itoa(len(body)))
+				w.WriteHeader(http.StatusMethodNotAllowed)
+				_, _ = w.Write(body)
+				return
+			}
 			next.ServeHTTP(w, r)
 			return
 		}
 		switch r.URL.Path {
 		case OpenAPIPath:
 			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", strconv.Itoa(len(doc))) // a HEAD's too, as Starlette's
 			w.WriteHeader(http.StatusOK)
 			if r.Method == http.MethodGet {
 				_, _ = w.Write(doc)
@@ -63,6 +107,7 @@ func openAPIRoutes(doc []byte, next http.Handler) http.Handler {
 			// openapi.json from this server.
 			h.Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'")
 			h.Set("X-Content-Type-Options", "nosniff")
+			h.Set("Content-Length", strconv.Itoa(len(page)))
 			w.WriteHeader(http.StatusOK)
 			if r.Method == http.MethodGet {
 				_, _ = w.Write(page)

@@ -26,7 +26,7 @@ func SeedSession[Req, Resp any](r *Router, h func(ctx context.Context, req Req) 
 		r.errorf("SeedSession: registered twice")
 		return
 	}
-	dec, in, kind, err := decoder[Req]()
+	dec, in, kind, err := decoder[Req]("seed_session")
 	if err != nil {
 		r.errorf("SeedSession: %v", err)
 		return
@@ -105,6 +105,14 @@ func Verify[Req any, Resp any, PReq interface {
 	plan, err := lax.Compile(reflect.TypeFor[Req]())
 	if err != nil {
 		r.errorf("Verify: request type: %v", err)
+		return
+	}
+	if err := checkVerifyFirst(reflect.TypeFor[Resp]()); err != nil {
+		r.errorf("Verify: %v", err)
+		return
+	}
+	if err := checkEnums(reflect.TypeFor[Req]()); err != nil {
+		r.errorf("Verify: %v", err)
 		return
 	}
 	extraIdx := extraField(reflect.TypeFor[Resp]())

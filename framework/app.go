@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,6 +84,16 @@ type Options struct {
 	// MCP door's own answers are left alone. Zero: details are shown
 	// (NeMo's behaviour).
 	MaskInternalErrors bool
+	// Interceptors are the host's interceptors: they wrap every tool call
+	// of the App on both doors, exactly as the environment's own ([Intercept],
+	// same rules for ordering among themselves, panics, timeouts and
+	// concurrency), but outside all of the environment's, so that they see
+	// every call the environment's interceptors refuse too, with the status
+	// its client is answered ([StatusOf], [Status.CodeFor]). Only gymkit's
+	// per-call log line runs outside them. The first is outermost. A nil
+	// entry fails Build. Nil: none. The server package's metrics
+	// (gymkit_tool_calls_total and the others, docs/operations.md) are one.
+	Interceptors []Interceptor
 }
 
 // App is one built server instance: its routes compiled once, ready to serve
@@ -138,7 +149,12 @@ func Build(ctx context.Context, srv Server, opts Options) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server %s: %w", describe(srv, opts.Name), err)
 	}
-	chain, err := composeChain(log, r.interceptors)
+	for i, ic := range opts.Interceptors {
+		if ic == nil {
+			return nil, fmt.Errorf("server %s: Options.Interceptors[%d] is nil", describe(srv, opts.Name), i)
+		}
+	}
+	chain, err := composeChain(log, append(slices.Clip(opts.Interceptors), r.interceptors...))
 	if err != nil {
 		return nil, fmt.Errorf("server %s: Intercept: %w", describe(srv, opts.Name), err)
 	}

@@ -108,6 +108,19 @@ type Status struct {
 	unhandled bool
 }
 
+// CodeFor returns the status code door d answers with: Code on the HTTP
+// door; on the MCP door the code of the isError text ([Status.MCPText]),
+// which differs from Code only for a 422 whose items hold a NaN or an
+// infinite input (HTTP answers NeMo's 500 for it). An interceptor's
+// metrics read it as StatusOf(err).CodeFor(c.Door); for a nil error it is
+// 200.
+func (s Status) CodeFor(d Door) int {
+	if d == DoorMCP && s.mcpCode != 0 {
+		return s.mcpCode
+	}
+	return s.Code
+}
+
 // MCPText returns the MCP isError text for a failed call of tool:
 // "HTTP <Code> from POST /<tool>: <Detail>" (contract d.6 step 4).
 //

@@ -26,6 +26,7 @@ type FuzzRequest struct {
 	Tags   map[string]string `json:"tags"`
 	Any    any               `json:"any"`
 	Metric *bool             `json:"metric"`
+	Amount *Amount           `json:"amount"` // a framework.CustomField (example_custom_test.go)
 }
 
 type fuzzServer struct{ framework.Base }
@@ -60,6 +61,7 @@ func FuzzRequestBody(f *testing.F) {
 	for _, s := range []string{
 		`{"city": "Paris", "days": "4", "items": [{"name": "a", "score": 1}], "tags": {"k": "v"}, "any": [1, {"x": NaN}], "big": 123456789012345678901234567890}`,
 		`{"city": 1}`, `{"city": "x", "unit": "k"}`, `{"city": "x", "city": "y"}`, `[]`, `null`, `{"city": "x"} y`,
+		`{"city": "x", "amount": "12.50"}`, `{"city": "x", "amount": 1.234}`, `{"city": "x", "amount": [1]}`, `{"city": "x", "amount": null}`,
 		`{"city": "\ud800", "metric": "yes", "items": []}`, `{`, `{"a": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}`,
 	} {
 		f.Add([]byte(s))

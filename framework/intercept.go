@@ -71,9 +71,11 @@ type Interceptor func(next Invoker) Invoker
 // /close_session are not tool calls and run none.
 //
 // Ordering: interceptors run in registration order, the first registered
-// outermost (it sees the call first and the result last). gymkit's own
-// per-call log line is one interceptor outside all of them, so it reports
-// what the client was answered, refusals included.
+// outermost (it sees the call first and the result last). The host's
+// interceptors ([Options.Interceptors], such as the server package's
+// metrics) run outside all of them, and gymkit's own per-call log line is
+// one interceptor outside those, so it reports what the client was
+// answered, refusals included.
 //
 // Timeouts: the tool's limit (tool_timeout, tool_timeouts,
 // [Options.ToolTimeout]) applies inside the interceptors, to the tool
@@ -140,7 +142,8 @@ type callHooks struct {
 	log   *slog.Logger
 }
 
-// composeChain builds the chain: the call log outermost, then ics in order,
+// composeChain builds the chain: the call log outermost, then ics in order
+// (the host's, then the environment's),
 // each guarded against panics, around the tool.
 func composeChain(log *slog.Logger, ics []Interceptor) (inv Invoker, err error) {
 	inv = func(ctx context.Context, c *Call) (any, error) {
@@ -202,11 +205,7 @@ func logCalls(log *slog.Logger) Interceptor {
 			}
 			start := time.Now()
 			res, err := next(ctx, c)
-			st := StatusOf(err)
-			code := st.Code
-			if c.Door == DoorMCP && st.mcpCode != 0 {
-				code = st.mcpCode
-			}
+			code := StatusOf(err).CodeFor(c.Door)
 			log.LogAttrs(ctx, level, "tool call",
 				slog.String("tool", c.Tool),
 				slog.String("door", c.Door.String()),

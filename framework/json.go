@@ -8,14 +8,47 @@ import (
 // Value is one JSON value as Python's json.loads sees it: objects keep key
 // order, numbers keep their literal text (so int vs float is lexical and big
 // ints are exact). The zero Value is JSON null. Use it for fields that take
-// any JSON ("Any" in pydantic) and for ordered results.
+// any JSON ("Any" in pydantic) and for ordered results; a [CustomField]
+// receives one. Values a request decodes share memory with it: treat them
+// as read-only (strings are safe to keep; copy Items and Members to change
+// them). A Value is safe for concurrent reads.
 //
-// Fields: Kind (KindNull, KindBool, KindNumber, KindString, KindArray,
-// KindObject); Bool; Str (a string's text, or a number's literal such as
-// "3", "2.5", "1e5", "NaN"); Items (array elements); Members (object keys
-// in order, each a [Member] {Key, Value}). Methods: Get(key) (Value, bool)
-// looks up an object key; IsFloat() reports a float literal; Float()
-// (float64, bool), Int() (int64, bool) and BigInt() convert a number.
+// Value is an alias (of gymkit's internal JSON layer), so go doc lists its
+// fields and methods here rather than below:
+//
+//	type Value struct {
+//		Kind    Kind     // KindNull (the zero Value), KindBool, KindNumber, KindString, KindArray, KindObject
+//		Bool    bool     // KindBool
+//		Str     string   // KindString: the decoded text; KindNumber: the literal as received
+//		                 // ("3", "3.0", "1e3", "-0", "123456789012345678901234567890", "NaN", "Infinity")
+//		Items   []Value  // KindArray
+//		Members []Member // KindObject: in input order, keys unique (duplicate keys: last value
+//		                 // wins at the first position, as Python's dict)
+//	}
+//
+//	// Get returns the member value for key and whether it exists; valid on
+//	// any Value (non-objects have no members).
+//	func (v Value) Get(key string) (Value, bool)
+//	// IsFloat reports whether a number literal is a Python float: it
+//	// contains '.', 'e' or 'E', or is NaN, Infinity or -Infinity.
+//	func (v Value) IsFloat() bool
+//	// Float converts a number as Python's float() would (NaN and ±Infinity
+//	// literals give NaN and ±Inf, 1e400 gives ±Inf); ok is false for
+//	// non-numbers and for integers beyond the float64 range.
+//	func (v Value) Float() (f float64, ok bool)
+//	// Int returns an integer literal as an int64; ok is false for
+//	// non-numbers, float literals ("3.0", "1e3") and integers outside the
+//	// int64 range (use BigInt).
+//	func (v Value) Int() (int64, bool)
+//	// BigInt returns an integer literal of any size as a new *big.Int; ok
+//	// is false (nil) for non-numbers and float literals.
+//	func (v Value) BigInt() (*big.Int, bool)
+//	// MarshalJSON writes v as pydantic's dump_json does ([JSONPydantic]),
+//	// so encoding/json writes a Value as JSON, not as a Go struct.
+//	func (v Value) MarshalJSON() ([]byte, error)
+//	// UnmarshalJSON parses data as [ParseJSON] does.
+//	func (v *Value) UnmarshalJSON(data []byte) error
+//
 // Build values with [StringValue], [NumberValue], [BoolValue], [ArrayValue],
 // [ObjectValue] and [NullValue], or parse them with [ParseJSON].
 type Value = pyjson.Value
@@ -41,7 +74,9 @@ var (
 	ObjectValue = pyjson.ObjectValue
 )
 
-// Kind is the JSON type of a Value.
+// Kind is the JSON type of a Value (an alias: its one method is
+// String() string, the kind's name: "null", "bool", "number", "string",
+// "array", "object").
 type Kind = pyjson.Kind
 
 // The JSON kinds.

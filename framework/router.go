@@ -119,7 +119,7 @@ func Post[Req, Resp any](r *Router, path string, h func(ctx context.Context, req
 		r.errorf("route %q: nil handler", path)
 		return
 	}
-	dec, in, kind, err := decoder[Req]()
+	dec, in, kind, err := decoder[Req](name)
 	if err != nil {
 		r.errorf("route %q: %v", path, err)
 		return

@@ -302,7 +302,7 @@ func kindOf(t reflect.Type) bodyKind {
 
 // decoder returns a function decoding a body Value into a Req, or an error at
 // registration time (unsupported field types).
-func decoder[Req any]() (func(ctx context.Context, b *body, raw []byte) (Req, error), json.RawMessage, bodyKind, error) {
+func decoder[Req any](name string) (func(ctx context.Context, b *body, raw []byte) (Req, error), json.RawMessage, bodyKind, error) {
 	t := reflect.TypeFor[Req]()
 	switch kindOf(t) {
 	case bodyNone:
@@ -341,6 +341,14 @@ func decoder[Req any]() (func(ctx context.Context, b *body, raw []byte) (Req, er
 	sch, err := schema.For(t)
 	if err != nil {
 		return nil, nil, 0, err
+	}
+	if err := checkEnums(t); err != nil {
+		return nil, nil, 0, err
+	}
+	if t.Kind() == reflect.Struct && t.Name() == "" {
+		if sch, err = titled(sch, requestTitle(name)); err != nil {
+			return nil, nil, 0, err
+		}
 	}
 	return func(ctx context.Context, b *body, _ []byte) (Req, error) {
 		var req Req

@@ -2,10 +2,12 @@ package framework
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 
 	"github.com/gymkit/gymkit/framework/internal/lax"
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/framework/internal/schema"
 )
 
 // SeedSession replaces the default POST /seed_session (which accepts any JSON
@@ -26,7 +28,7 @@ func SeedSession[Req, Resp any](r *Router, h func(ctx context.Context, req Req) 
 		r.errorf("SeedSession: registered twice")
 		return
 	}
-	dec, in, kind, err := decoder[Req]()
+	dec, in, kind, err := decoder[Req]("seed_session")
 	if err != nil {
 		r.errorf("SeedSession: %v", err)
 		return
@@ -71,6 +73,8 @@ func modelAttributesError(v pyjson.Value) error {
 // verifyRoute is the compiled POST /verify.
 type verifyRoute struct {
 	invoke func(ctx context.Context, body pyjson.Value, normalize func(string) string) (any, error)
+
+	reqSchema, respSchema json.RawMessage // nil when not generated
 }
 
 // Verify registers POST /verify, which scores a finished rollout (contract
@@ -107,6 +111,14 @@ func Verify[Req any, Resp any, PReq interface {
 		r.errorf("Verify: request type: %v", err)
 		return
 	}
+	if err := checkVerifyFirst(reflect.TypeFor[Resp]()); err != nil {
+		r.errorf("Verify: %v", err)
+		return
+	}
+	if err := checkEnums(reflect.TypeFor[Req]()); err != nil {
+		r.errorf("Verify: %v", err)
+		return
+	}
 	extraIdx := extraField(reflect.TypeFor[Resp]())
 	var declared map[string]bool
 	if extraIdx != nil {
@@ -122,7 +134,9 @@ func Verify[Req any, Resp any, PReq interface {
 			declared[m.Key] = true
 		}
 	}
-	r.verify = &verifyRoute{invoke: func(ctx context.Context, body pyjson.Value, normalize func(string) string) (any, error) {
+	reqSchema, _ := schema.For(reflect.TypeFor[Req]())   // documentation only: a type the generator
+	respSchema, _ := schema.For(reflect.TypeFor[Resp]()) // cannot describe is served, undocumented
+	r.verify = &verifyRoute{reqSchema: reqSchema, respSchema: respSchema, invoke: func(ctx context.Context, body pyjson.Value, normalize func(string) string) (any, error) {
 		if body.Kind == pyjson.Null {
 			return nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
 		}
@@ -193,4 +207,40 @@ func requestDump(req any) (pyjson.Value, error) {
 		return pyjson.Value{}, err
 	}
 	return pyjson.Parse(b)
+}
+
+// SeedSessionSchema returns the JSON Schema of the environment's
+// /seed_session body, generated from the request type given to
+// [SeedSession] as a tool's inputSchema is (a struct's fields, titles,
+// "required"; a dict body's {"type":"object","additionalProperties":true}),
+// or nil when the server keeps the default seed (any JSON object, NeMo's
+// BaseSeedSessionRequest) or takes [NoBody]. The bytes are shared: do not
+// modify them. Safe for concurrent use.
+func (a *App) SeedSessionSchema() json.RawMessage {
+	if a.seed == nil || a.seed.noBody || a.seed.InputSchema == nil {
+		return nil
+	}
+	if string(a.seed.InputSchema) == string(permissive) {
+		return nil
+	}
+	return a.seed.InputSchema
+}
+
+// VerifySchemas returns the JSON Schemas of the environment's own /verify
+// request and response types (those given to [Verify]), generated as tool
+// schemas are: the embedded [VerifyRequest]'s responses_create_params and
+// response, or [VerifyResponse]'s responses_create_params, response and
+// reward, first, then the environment's fields. responses_create_params
+// and response are described from the Go types' fields only (their full
+// rules are NeMo's models, [ResponseCreateParams] and [Response]), and the
+// generated schema does not mark reward as required although every answer
+// carries it; a host documenting /verify merges NeMo's base models in (the
+// server package's /openapi.json does). Either is nil when its type cannot
+// be described. The bytes are shared: do not modify them. Safe for
+// concurrent use.
+func (a *App) VerifySchemas() (request, response json.RawMessage) {
+	if a.verify == nil {
+		return nil, nil
+	}
+	return a.verify.reqSchema, a.verify.respSchema
 }

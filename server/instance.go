@@ -271,7 +271,7 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 	fopts := framework.Options{Name: name, Logger: log}
 	if metrics != nil {
 		metrics.watchStore(baseStore(sm.State()))
-		fopts.Logger = slog.New(callTap{inner: log.Handler(), m: metrics}) // framework's per-call line feeds the metrics
+		fopts.Interceptors = append(fopts.Interceptors, metrics.interceptor()) // every tool call feeds the metrics
 	}
 	fopts.ToolTimeout, fopts.ToolTimeouts = opts.Config.ToolTimeout, opts.Config.ToolTimeouts
 	fopts.NoCloseSession = opts.Config.NoCloseSession

@@ -203,8 +203,7 @@ func (m *instanceMetrics) series(name string, mcp bool) *toolSeries {
 	return s
 }
 
-// observeCall records one tool call as framework's per-call log line
-// reports it: the tool's name as the call carried it, the door, the status
+// observeCall records one tool call as the interceptor sees it: the tool's name as the call carried it, the door, the status
 // the door answers (HTTP status; over MCP the status of the isError text)
 // and the duration through the interceptors.
 func (m *instanceMetrics) observeCall(tool string, door framework.Door, status int, d time.Duration) {
@@ -245,62 +244,26 @@ func errorClass(status int) string {
 	return "5xx"
 }
 
-// callTap is the slog.Handler of the logger the framework gets: it passes
-// every record on to the instance's handler (when that handler takes its
-// level) and feeds framework's per-call log line — the record "tool call"
-// with the attributes tool, door, session, status and duration, which the
-// framework writes from its outermost interceptor for every tool call on
-// both doors (framework/intercept.go, logCalls) — into the metrics. The
-// framework offers the host no interceptor of its own; this line is the
-// host's view of each call, refusals of the environment's interceptors
-// included. Enabled is true from Debug up, so that the framework writes
-// the line for every call (it is Debug on the HTTP door); a Debug record
-// of the framework or of the environment (Base.Logger) is then built and
-// dropped here unless the instance's handler takes Debug. A framework seam
-// for host interceptors would replace this tap with a framework.Interceptor
-// calling observeCall.
-type callTap struct {
-	inner slog.Handler
-	m     *instanceMetrics
-}
-
-func (h callTap) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= slog.LevelDebug || h.inner.Enabled(ctx, l)
-}
-
-func (h callTap) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == "tool call" && r.NumAttrs() == 5 {
-		var tool, door string
-		status, d, n := 0, time.Duration(0), 0
-		r.Attrs(func(a slog.Attr) bool {
-			switch {
-			case a.Key == "tool" && a.Value.Kind() == slog.KindString:
-				tool, n = a.Value.String(), n+1
-			case a.Key == "door" && a.Value.Kind() == slog.KindString:
-				door, n = a.Value.String(), n+1
-			case a.Key == "status" && a.Value.Kind() == slog.KindInt64:
-				status, n = int(a.Value.Int64()), n+1
-			case a.Key == "duration" && a.Value.Kind() == slog.KindDuration:
-				d, n = a.Value.Duration(), n+1
+// interceptor is the host interceptor (framework.Options.Interceptors)
+// that feeds every tool call into the metrics: it runs outside the
+// environment's interceptors on both doors, so their refusals count, and
+// records the tool's name as the call carries it, the door, the status the
+// door answers (framework.Status.CodeFor) and the duration through the
+// environment's interceptors and the tool.
+func (m *instanceMetrics) interceptor() framework.Interceptor {
+	return func(next framework.Invoker) framework.Invoker {
+		return func(ctx context.Context, c *framework.Call) (any, error) {
+			start := time.Now()
+			res, err := next(ctx, c)
+			status := http.StatusOK
+			if err != nil {
+				status = framework.StatusOf(err).CodeFor(c.Door)
 			}
-			return true
-		})
-		if n == 4 && (door == "http" || door == "mcp") {
-			dr := framework.DoorHTTP
-			if door == "mcp" {
-				dr = framework.DoorMCP
-			}
-			h.m.observeCall(tool, dr, status, d)
+			m.observeCall(c.Tool, c.Door, status, time.Since(start))
+			return res, err
 		}
 	}
-	if !h.inner.Enabled(ctx, r.Level) {
-		return nil
-	}
-	return h.inner.Handle(ctx, r)
 }
-
-func (h callTap) WithAttrs(as []slog.Attr) slog.Handler { return callTap{h.inner.WithAttrs(as), h.m} }
-func (h callTap) WithGroup(name string) slog.Handler    { return callTap{h.inner.WithGroup(name), h.m} }
 
 // route is the route label of a request path.
 func (m *instanceMetrics) route(p string) string {

@@ -157,6 +157,7 @@ type openAPIDoc struct {
 	paths   []pathItem
 	schemas map[string]json.RawMessage
 	order   []string
+	fixed   map[string]json.RawMessage // fixedSchemas replaced by the environment's own (seed, verify)
 }
 
 type pathItem struct {
@@ -180,13 +181,26 @@ type pathItem struct {
 // (framework.Tool.InputSchema and OutputSchema, from the framework's schema
 // generator); a component is named by the schema's title when that is a
 // valid, unambiguous component name, else "<tool>_Request" /
-// "<tool>_Response". The seed, verify and aggregate bodies are NeMo's base
-// models (the environment's own seed and verify fields are not listed: the
-// framework does not publish those types' schemas).
+// "<tool>_Response". The seed and verify bodies (components
+// SeedSessionRequest, VerifyRequest, VerifyResponse) are the environment's
+// own types (framework.App.SeedSessionSchema and VerifySchemas: their
+// fields in order, titled with the Go type's name) with NeMo's base models
+// merged in: the base's description of responses_create_params, response
+// and reward replaces the generated one, its "required" comes first, and
+// its description is kept when the type has none; a server with the
+// default seed documents NeMo's BaseSeedSessionRequest (any object). The
+// aggregate bodies are NeMo's.
 //
 // It fails only when a Tools hook returns a tool whose schema is not JSON.
 func OpenAPI(inst *Instance) ([]byte, error) {
-	d := &openAPIDoc{schemas: map[string]json.RawMessage{}}
+	d := &openAPIDoc{schemas: map[string]json.RawMessage{}, fixed: map[string]json.RawMessage{}}
+	if sch := inst.App.SeedSessionSchema(); sch != nil {
+		d.fixed["SeedSessionRequest"] = mergeBase(fixedSchemas["SeedSessionRequest"], sch)
+	}
+	if req, resp := inst.App.VerifySchemas(); req != nil && resp != nil {
+		d.fixed["VerifyRequest"] = mergeBase(fixedSchemas["VerifyRequest"], req)
+		d.fixed["VerifyResponse"] = mergeBase(fixedSchemas["VerifyResponse"], resp)
+	}
 	d.add("/", "get", "Status", "The instance is up: {\"status\":\"ok\"}.", nil, ref("Status"), noValidation)
 	d.add("/reverify_mode", "get", "Get Reverify Mode", "", nil, ref("ReverifyMode"), noValidation)
 	d.add("/seed_session", "post", "Seed Session", "Start a rollout: the answer sets the rollout's session cookie"+
@@ -396,7 +410,11 @@ func (d *openAPIDoc) encode(inst *Instance) ([]byte, error) {
 		if name == "ValidationError" && !strings.Contains(used, "HTTPValidationError") {
 			continue
 		}
-		writeMember(&b, &first, name, json.RawMessage(fixedSchemas[name]))
+		sch := json.RawMessage(fixedSchemas[name])
+		if own, ok := d.fixed[name]; ok {
+			sch = own
+		}
+		writeMember(&b, &first, name, sch)
 	}
 	for _, name := range d.order {
 		writeMember(&b, &first, name, d.schemas[name])
@@ -423,4 +441,63 @@ func writeMember(b *bytes.Buffer, first *bool, name string, v json.RawMessage) {
 	} else {
 		b.Write(v)
 	}
+}
+
+// mergeBase merges NeMo's base model schema base into own, the schema the
+// framework generated for an environment's type that extends that model:
+// own's members in order, each property that base declares replaced by
+// base's, base's "required" first then own's others, base's
+// "description" when own has none. On a parse failure own is returned.
+func mergeBase(base string, own json.RawMessage) json.RawMessage {
+	bv, err1 := framework.ParseJSON([]byte(base))
+	ov, err2 := framework.ParseJSON(own)
+	if err1 != nil || err2 != nil || ov.Kind != framework.KindObject {
+		return own
+	}
+	baseProps, _ := bv.Get("properties")
+	baseReq, _ := bv.Get("required")
+	var out []framework.Member
+	seenReq := map[string]bool{}
+	var req []framework.Value
+	for _, r := range baseReq.Items {
+		seenReq[r.Str] = true
+		req = append(req, r)
+	}
+	hasReq, hasDesc := false, false
+	for _, m := range ov.Members {
+		switch m.Key {
+		case "properties":
+			props := make([]framework.Member, len(m.Value.Members))
+			for i, p := range m.Value.Members {
+				if bp, ok := baseProps.Get(p.Key); ok {
+					p.Value = bp
+				}
+				props[i] = p
+			}
+			m.Value = framework.ObjectValue(props...)
+		case "required":
+			hasReq = true
+			for _, r := range m.Value.Items {
+				if !seenReq[r.Str] {
+					seenReq[r.Str] = true
+					req = append(req, r)
+				}
+			}
+			m.Value = framework.ArrayValue(req...)
+		case "description":
+			hasDesc = true
+		}
+		out = append(out, m)
+	}
+	if !hasReq && len(req) > 0 {
+		out = append(out, framework.Member{Key: "required", Value: framework.ArrayValue(req...)})
+	}
+	if d, ok := bv.Get("description"); ok && !hasDesc {
+		out = append(out, framework.Member{Key: "description", Value: d})
+	}
+	b, err := framework.MarshalJSON(framework.ObjectValue(out...), framework.JSONPydantic)
+	if err != nil {
+		return own
+	}
+	return b
 }

@@ -51,13 +51,17 @@ type StateStore interface {
 // [NewMemoryStore]). The returned value is the caller's own copy: changing
 // it changes nothing stored; use [Update] for that.
 //
-// Get returns [ErrNoSession] if ctx carries no session, the store's error if
+// Get returns [ErrNoSession] if ctx carries no session, the error of
+// [Update] for a T with an unexported field, the store's error if
 // the store fails, and an error naming the key and T if the stored JSON does
 // not decode into a T. It is safe for concurrent use.
 func Get[T any](ctx context.Context, key string) (value T, ok bool, err error) {
 	s := scopeFrom(ctx)
 	if s == nil {
 		return value, false, ErrNoSession
+	}
+	if err := stateTypeError[T](); err != nil {
+		return value, false, err
 	}
 	b, ok, err := s.m.state.Get(ctx, s.id, key)
 	if err != nil || !ok {
@@ -100,7 +104,9 @@ func Get[T any](ctx context.Context, key string) (value T, ok bool, err error) {
 // after the call was answered as timed out, writes nothing and returns
 // [ErrDeadline].
 //
-// Update returns [ErrNoSession] if ctx carries no session, the store's
+// Update returns [ErrNoSession] if ctx carries no session, an error naming
+// T and the field if T has an unexported field that JSON would drop (every
+// Update and Get of such a T, nothing read or written), the store's
 // error if the store fails, and
 // an error naming the key and T if the stored JSON does not decode into a T
 // or the new T does not encode (a NaN float, a channel, ...). It is safe for
@@ -109,6 +115,9 @@ func Update[T any](ctx context.Context, key string, fn func(*T) error) error {
 	s := scopeFrom(ctx)
 	if s == nil {
 		return ErrNoSession
+	}
+	if err := stateTypeError[T](); err != nil {
+		return err
 	}
 	lock := guardLock{guards: guardsFrom(ctx)}
 	defer lock.unlock()

@@ -53,7 +53,7 @@ type Kinds struct {
 	PObj *framework.Object          `json:"pobj"`
 	Any  any                        `json:"any"`
 	MM   map[string]map[string]bool `json:"mm"`
-	Enum string                     `json:"enum" enum:"x,y"`
+	Enum *string                    `json:"enum" enum:"x,y"` // a pointer: absent is nil (an optional enum must be, Build refuses "")
 	Def  int                        `json:"def" default:"7"`
 }
 

@@ -38,8 +38,8 @@ var (
 // (in both Decode and DecodeJSON, which hands it the field's JSON value as
 // a Value), is a field and never a promoted struct in the shared model
 // (model.RegisterCustom), and gets its schema from swaggest's view of it
-// (a JSONSchemaBytes method, say). Unmarshaler is registered this way; the
-// framework's public custom field type interface is the next. Call it from
+// (a JSONSchemaBytes method, say). Unmarshaler is registered this way, and
+// so is the framework's public framework.CustomField. Call it from
 // an init function: plans compiled before the call do not see it. The first
 // registered interface a type implements wins.
 func RegisterCustom(iface reflect.Type, call CustomFunc) {

@@ -250,7 +250,7 @@ func (c *compiler) compile(t reflect.Type, path string) (decoder, error) {
 	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
 		(t.Implements(jsonUnmType) || reflect.PointerTo(t).Implements(jsonUnmType) ||
 			t.Implements(textUnmType) || reflect.PointerTo(t).Implements(textUnmType)) {
-		return nil, fmt.Errorf("lax: %s: unsupported type %v: it has its own UnmarshalJSON/UnmarshalText; implement lax.Unmarshaler to validate it", path, t)
+		return nil, fmt.Errorf("lax: %s: unsupported type %v: it has its own UnmarshalJSON/UnmarshalText, which cannot give pydantic's errors; use a type of your own implementing framework.CustomField (DecodeField and JSONSchemaBytes on its pointer) that validates it", path, t)
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -302,7 +302,7 @@ func (c *compiler) compile(t reflect.Type, path string) (decoder, error) {
 		}
 		return sp.decode, nil
 	}
-	return nil, fmt.Errorf("lax: %s: unsupported type %v", path, t)
+	return nil, fmt.Errorf("lax: %s: unsupported type %v (a type of your own may validate itself: implement framework.CustomField on its pointer)", path, t)
 }
 
 // structPlan compiles (or returns the in-progress plan of) a struct type.

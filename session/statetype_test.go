@@ -1,0 +1,63 @@
+package session_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gymkit/gymkit/session"
+)
+
+type cartHidden struct {
+	Items []string `json:"items"`
+	total int
+}
+
+type inner struct{ secret string }
+
+type cartNested struct {
+	Lines map[string][]*inner `json:"lines"`
+}
+
+type cartOK struct {
+	Items   []string  `json:"items"`
+	skipped int       `json:"-"`  //nolint:unused // dropped knowingly
+	At      time.Time `json:"at"` // unexported fields, but its own MarshalJSON
+	embedded
+}
+
+type embedded struct {
+	Note string `json:"note"`
+}
+
+// State types with unexported fields are refused by Get and Update, with
+// the type, the field and the fix named, before anything is read or
+// written; types that round-trip are stored.
+func TestStateTypeUnexportedRefused(t *testing.T) {
+	t.Parallel()
+	m := session.NewManager(session.Options{CookieName: "c"})
+	ctx := session.WithID(context.Background(), m, session.NewID())
+	called := false
+	err := session.Update(ctx, "cart", func(c *cartHidden) error { called = true; c.total = 3; return nil })
+	if err == nil || called {
+		t.Fatalf("Update of a state type with an unexported field: err %v, fn called %v", err, called)
+	}
+	for _, w := range []string{"cartHidden", "total", "unexported", "export it", `json:"-"`, "MarshalJSON"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
+	}
+	if _, _, err := session.Get[cartHidden](ctx, "cart"); err == nil || !strings.Contains(err.Error(), "total") {
+		t.Errorf("Get of the same type: %v", err)
+	}
+	if _, _, err := session.Get[cartNested](ctx, "cart"); err == nil || !strings.Contains(err.Error(), "field secret of session_test.inner") {
+		t.Errorf("Get of a type with a nested unexported field: %v", err)
+	}
+	if err := session.Update(ctx, "cart", func(c *cartOK) error { c.Items, c.Note = []string{"a"}, "n"; return nil }); err != nil {
+		t.Fatalf("Update of a type that round-trips: %v", err)
+	}
+	if c, ok, err := session.Get[cartOK](ctx, "cart"); err != nil || !ok || c.Note != "n" || len(c.Items) != 1 {
+		t.Errorf("Get: %+v %v %v", c, ok, err)
+	}
+}

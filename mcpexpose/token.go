@@ -51,6 +51,64 @@ type claims struct {
 type signer struct {
 	keys   []*tokenKey // keys[0] signs
 	maxLen int         // the longest token parse accepts
+	cache  tokenCache  // tokens that verified under keys
+}
+
+// tokenCache remembers the claims of tokens that verified, so that the
+// calls of one rollout (which all carry the token its /seed_session
+// issued) pay the HMAC and the JSON decoding of the claims once. It is keyed
+// by the whole token string: only a token byte-for-byte equal to one that
+// verified under this signer's keys hits, so the cache cannot make a forged
+// or altered token verify, and since a signer's keys never change (a
+// rotation builds a new Door, hence a new signer) and tokens do not expire,
+// a hit answers exactly what a full check would. It is bounded: two
+// generations of at most tokenCacheGen entries each, a token longer than
+// tokenCacheMaxLen is never cached (at most ~2 × 1024 × 4 KiB = 8 MiB of
+// tokens), and when the current generation is full it becomes the old one
+// and the oldest is dropped (a hit in the old generation moves the token
+// to the current one), so the tokens of the rollouts in progress stay
+// cached. The claims it returns are shared: callers must not modify them
+// (Tools above all). Safe for concurrent use.
+type tokenCache struct {
+	mu       sync.Mutex
+	cur, old map[string]claims
+}
+
+const (
+	tokenCacheGen    = 1024
+	tokenCacheMaxLen = 4 << 10
+)
+
+func (c *tokenCache) get(tok string) (claims, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.cur[tok]; ok {
+		return v, true
+	}
+	if v, ok := c.old[tok]; ok {
+		c.putLocked(tok, v)
+		return v, true
+	}
+	return claims{}, false
+}
+
+func (c *tokenCache) put(tok string, v claims) {
+	if len(tok) > tokenCacheMaxLen {
+		return
+	}
+	c.mu.Lock()
+	c.putLocked(tok, v)
+	c.mu.Unlock()
+}
+
+func (c *tokenCache) putLocked(tok string, v claims) {
+	if len(c.cur) >= tokenCacheGen {
+		c.old, c.cur = c.cur, nil
+	}
+	if c.cur == nil {
+		c.cur = make(map[string]claims, tokenCacheGen)
+	}
+	c.cur[tok] = v
 }
 
 // tokenKey is one key: a pool of HMAC-SHA256 states under it.
@@ -109,8 +167,24 @@ func (s *signer) mint(c claims) string {
 }
 
 // parse verifies tok's signature in constant time and returns its claims.
-// ok is false for anything else than a token this signer minted.
+// ok is false for anything else than a token this signer minted. A token
+// that verified before is answered from the cache (see tokenCache), without
+// HMAC or JSON; the claims returned are then shared and must not be
+// modified.
 func (s *signer) parse(tok string) (c claims, ok bool) {
+	if c, ok := s.cache.get(tok); ok {
+		return c, true
+	}
+	c, ok = s.parseUncached(tok)
+	if ok {
+		s.cache.put(tok, c)
+	}
+	return c, ok
+}
+
+// parseUncached is parse without the cache: the full check of every
+// token (kept apart for the benchmark's baseline and tests).
+func (s *signer) parseUncached(tok string) (c claims, ok bool) {
 	if len(tok) > s.maxLen {
 		return c, false
 	}

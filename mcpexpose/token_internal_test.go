@@ -198,3 +198,76 @@ func FuzzToken(f *testing.F) {
 		}
 	})
 }
+
+// TestTokenCacheAnswersAsTheFullCheck: a cached token verifies to the
+// same claims as the full check, altered tokens still fail after the
+// original was cached, and the cache stays bounded under many rollouts.
+func TestTokenCacheAnswersAsTheFullCheck(t *testing.T) {
+	t.Parallel()
+	s := newSigner([]byte("secret"))
+	tok := s.mint(claims{SID: sid, Inst: "weather", Tools: []string{"get_weather"}})
+	for range 3 {
+		c, ok := s.parse(tok)
+		if !ok || c.SID != sid || c.Inst != "weather" || !slices.Equal(c.Tools, []string{"get_weather"}) {
+			t.Fatalf("parse = %#v, %v", c, ok)
+		}
+	}
+	if _, ok := s.cache.get(tok); !ok {
+		t.Fatal("a verified token was not cached")
+	}
+	body, sig, _ := strings.Cut(tok, ".")
+	for _, bad := range []string{body + "." + flip(sig), tok + "A", tok[:len(tok)-1], body + ".", "x" + tok} {
+		if c, ok := s.parse(bad); ok {
+			t.Errorf("%q accepted as %#v once its original was cached", bad, c)
+		}
+		if _, ok := s.cache.get(bad); ok {
+			t.Errorf("%q cached", bad)
+		}
+	}
+	if _, ok := newSigner([]byte("other")).parse(tok); ok {
+		t.Error("another signer's cache accepted the token")
+	}
+	for range 3*tokenCacheGen + 7 {
+		other := s.mint(claims{SID: session.NewID(), Inst: "weather"})
+		if _, ok := s.parse(other); !ok {
+			t.Fatal("fresh token refused")
+		}
+	}
+	s.cache.mu.Lock()
+	n := len(s.cache.cur) + len(s.cache.old)
+	s.cache.mu.Unlock()
+	if n > 2*tokenCacheGen {
+		t.Errorf("cache holds %d tokens, bound %d", n, 2*tokenCacheGen)
+	}
+	long := s.mint(claims{SID: sid, Inst: strings.Repeat("i", tokenCacheMaxLen)})
+	if _, ok := s.parse(long); !ok {
+		t.Fatal("long token refused")
+	}
+	if _, ok := s.cache.get(long); ok {
+		t.Error("a token over tokenCacheMaxLen was cached")
+	}
+}
+
+// BenchmarkTokenCheck: the session-token check of every MCP tools/call,
+// full (the path before the cache, every call) against cached (every call
+// of a rollout after its first).
+func BenchmarkTokenCheck(b *testing.B) {
+	s := newSigner([]byte("0123456789abcdef0123456789abcdef"))
+	tok := s.mint(claims{SID: sid, Inst: "example_mcp_weather", Tools: []string{"get_weather"}})
+	b.Run("full", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := s.parseUncached(tok); !ok {
+				b.Fatal("refused")
+			}
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := s.parse(tok); !ok {
+				b.Fatal("refused")
+			}
+		}
+	})
+}

@@ -3,7 +3,10 @@ package session
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"hash/maphash"
+	"reflect"
 	"sync"
 	"time"
 )
@@ -54,10 +57,20 @@ type memSession struct {
 	keys map[string]*memSlot
 }
 
-// memSlot is one key of a session.
+// memSlot is one key of a session. It holds at most one of value (stored
+// by [MemoryStore.Update]) and typed (stored by [Update]); both nil:
+// absent.
 type memSlot struct {
 	write sync.Mutex // held by Update while fn runs
-	value []byte     // guarded by memSession.mu; immutable once stored; nil: absent
+	value []byte     // guarded by memSession.mu; immutable once stored
+	typed any        // a *T; guarded by memSession.mu; immutable once stored
+}
+
+// load returns what slot holds, under ms.mu.
+func (ms *memSession) load(slot *memSlot) (value []byte, typed any) {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	return slot.value, slot.typed
 }
 
 // MemoryOption configures a [MemoryStore].
@@ -139,8 +152,10 @@ func (s *MemoryStore) sweepLocked(sh *memShard, now time.Time) {
 	sh.nextSweep = now.Add(s.sweep)
 }
 
-// Get implements [StateStore]. It returns a copy of the stored value and
-// never fails.
+// Get implements [StateStore]. It returns a copy of the stored value: a
+// value stored by [Update] is encoded as JSON here (see [Update]), which
+// fails only if it does not encode. It does not wait for an Update in
+// progress.
 func (s *MemoryStore) Get(_ context.Context, sessionID, key string) ([]byte, bool, error) {
 	ms := s.session(sessionID, false)
 	if ms == nil {
@@ -148,39 +163,105 @@ func (s *MemoryStore) Get(_ context.Context, sessionID, key string) ([]byte, boo
 	}
 	ms.mu.Lock()
 	var v []byte
+	var typed any
 	if slot := ms.keys[key]; slot != nil {
-		v = slot.value
+		v, typed = slot.value, slot.typed
 	}
 	ms.mu.Unlock()
+	if typed != nil {
+		b, err := json.Marshal(typed)
+		if err != nil {
+			return nil, false, fmt.Errorf("session: encoding state %q (%v): %w", key, reflect.TypeOf(typed).Elem(), err)
+		}
+		return b, true, nil
+	}
 	if v == nil {
 		return nil, false, nil
 	}
 	return bytes.Clone(v), true, nil
 }
 
-// Update implements [StateStore]. It calls fn exactly once, holding only
-// the write lock of (sessionID, key), and fails only with fn's error.
-func (s *MemoryStore) Update(_ context.Context, sessionID, key string, fn func(old []byte, ok bool) ([]byte, error)) error {
+// slot returns the slot of (sessionID, key), creating both.
+func (s *MemoryStore) slot(sessionID, key string) (*memSession, *memSlot) {
 	ms := s.session(sessionID, true)
 	ms.mu.Lock()
+	defer ms.mu.Unlock()
 	slot := ms.keys[key]
 	if slot == nil {
 		slot = new(memSlot)
 		ms.keys[key] = slot
 	}
-	ms.mu.Unlock()
+	return ms, slot
+}
 
+// updateTyped is [Update] on a MemoryStore: no JSON unless the key holds
+// bytes or another type. fn gets a copy of the stored *T made by T's plan
+// (see clone.go), and the copy is stored, after the encoding check and
+// lock's deadline check, only if fn succeeds; a panic in fn propagates
+// with nothing stored. Called exactly once per Update, with only the
+// key's write lock held.
+func updateTyped[T any](s *MemoryStore, sessionID, key string, lock *guardLock, fn func(*T) error) error {
+	ms, slot := s.slot(sessionID, key)
 	slot.write.Lock()
 	defer slot.write.Unlock()
+	old, typed := ms.load(slot)
+	p := planOf(reflect.TypeFor[T]())
+	v := new(T)
+	if cur, ok := typed.(*T); ok {
+		if err := p.copyTo(reflect.ValueOf(v).Elem(), reflect.ValueOf(cur).Elem()); err != nil {
+			return fmt.Errorf("session: decoding state %q as %v: %w", key, reflect.TypeFor[T](), err)
+		}
+	} else {
+		if typed != nil { // stored by Update of another type: as through JSON
+			b, err := json.Marshal(typed)
+			if err != nil {
+				return fmt.Errorf("session: encoding state %q (%v): %w", key, reflect.TypeOf(typed).Elem(), err)
+			}
+			old = b
+		}
+		if old != nil {
+			if err := json.Unmarshal(old, v); err != nil {
+				return fmt.Errorf("session: decoding state %q as %v: %w", key, reflect.TypeFor[T](), err)
+			}
+		}
+	}
+	if err := fn(v); err != nil {
+		return err
+	}
+	if err := p.valid(reflect.ValueOf(v).Elem()); err != nil {
+		return fmt.Errorf("session: encoding state %q (%v): %w", key, reflect.TypeFor[T](), err)
+	}
+	if err := lock.check(); err != nil {
+		return err
+	}
 	ms.mu.Lock()
-	old := slot.value
+	slot.value, slot.typed = nil, v
 	ms.mu.Unlock()
+	return nil
+}
+
+// Update implements [StateStore]. It calls fn exactly once, holding only
+// the write lock of (sessionID, key), and fails only with fn's error (or,
+// for a value stored by [Update] that no longer encodes, an encoding
+// error). A value stored by [Update] is given to fn as its JSON encoding.
+func (s *MemoryStore) Update(_ context.Context, sessionID, key string, fn func(old []byte, ok bool) ([]byte, error)) error {
+	ms, slot := s.slot(sessionID, key)
+	slot.write.Lock()
+	defer slot.write.Unlock()
+	old, typed := ms.load(slot)
+	if typed != nil { // stored by [Update]: fn sees its JSON
+		b, err := json.Marshal(typed)
+		if err != nil {
+			return fmt.Errorf("session: encoding state %q (%v): %w", key, reflect.TypeOf(typed).Elem(), err)
+		}
+		old = b
+	}
 	v, err := fn(old, old != nil)
 	if err != nil {
 		return err
 	}
 	ms.mu.Lock()
-	slot.value = v
+	slot.value, slot.typed = v, nil
 	ms.mu.Unlock()
 	return nil
 }

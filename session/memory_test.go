@@ -3,7 +3,9 @@ package session_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -211,5 +213,237 @@ func TestMemoryStoreKeysDoNotBlockEachOther(t *testing.T) {
 	case <-done:
 	case <-time.After(30 * time.Second):
 		t.Fatal("an Update in progress blocked other keys or sessions")
+	}
+}
+
+// typedState is a state of the kinds the memory store copies itself
+// (slices, maps, nested structs, floats) and one it copies through JSON.
+type typedState struct {
+	Calls  []typedCall            `json:"calls"`
+	Counts map[string]int         `json:"counts"`
+	Scores map[string][]float64   `json:"scores"`
+	Extra  any                    `json:"extra"`
+	Tags   []string               `json:"tags,omitempty"`
+	Nested map[string]typedNested `json:"nested"`
+}
+
+type typedCall struct {
+	City string  `json:"city"`
+	Temp float64 `json:"temp"`
+}
+
+type typedNested struct{ List []int }
+
+func typedCtx(t *testing.T) context.Context {
+	t.Helper()
+	m := session.NewManager(session.Options{CookieName: "t___t"})
+	return session.WithID(context.Background(), m, session.NewID())
+}
+
+func getTyped(t *testing.T, ctx context.Context) typedState {
+	t.Helper()
+	v, ok, err := session.Get[typedState](ctx, "s")
+	if err != nil || !ok {
+		t.Fatalf("Get: %v, %v", ok, err)
+	}
+	return v
+}
+
+func seedTyped(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if err := session.Update(ctx, "s", func(s *typedState) error {
+		*s = typedState{Calls: []typedCall{{"Paris", 20}}, Counts: map[string]int{"a": 1},
+			Scores: map[string][]float64{"x": {0.5}}, Extra: typedCall{"Rome", 1},
+			Nested: map[string]typedNested{"n": {List: []int{1}}}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const typedSeeded = `{"calls":[{"city":"Paris","temp":20}],"counts":{"a":1},"scores":{"x":[0.5]},"extra":{"city":"Rome","temp":1},"nested":{"n":{"List":[1]}}}`
+
+// mutateAll changes every part of s in place, the stored value's too if
+// fn were given it.
+func mutateAll(s *typedState) {
+	s.Calls[0].City = "changed"
+	s.Calls = append(s.Calls, typedCall{"Oslo", 3})
+	s.Counts["a"] = 99
+	s.Counts["b"] = 1
+	s.Scores["x"][0] = 9
+	s.Nested["n"].List[0] = 9
+	s.Tags = append(s.Tags, "t")
+}
+
+// TestTypedUpdateLeavesStoredValueOnFailure: whatever fn changed in place
+// (elements, maps, nested slices, appends), an error, a panic or a missed
+// write deadline stores nothing, and the key stays usable.
+func TestTypedUpdateLeavesStoredValueOnFailure(t *testing.T) {
+	t.Parallel()
+	errStop := errors.New("stop")
+	for _, tc := range []struct {
+		name string
+		run  func(ctx context.Context) error
+		want error
+	}{
+		{"error", func(ctx context.Context) error {
+			return session.Update(ctx, "s", func(s *typedState) error { mutateAll(s); return errStop })
+		}, errStop},
+		{"panic", func(ctx context.Context) (err error) {
+			defer func() {
+				if recover() == nil {
+					err = errors.New("no panic")
+				}
+			}()
+			return session.Update(ctx, "s", func(s *typedState) error { mutateAll(s); panic("kaboom") })
+		}, nil},
+		{"NaN", func(ctx context.Context) error {
+			return session.Update(ctx, "s", func(s *typedState) error {
+				mutateAll(s)
+				s.Calls[1].Temp = nan()
+				return nil
+			})
+		}, nil},
+		{"deadline", func(ctx context.Context) error {
+			dctx, expire := session.WithWriteDeadline(ctx, time.Now().Add(time.Hour))
+			expire()
+			return session.Update(dctx, "s", func(s *typedState) error { mutateAll(s); return nil })
+		}, session.ErrDeadline},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := typedCtx(t)
+			seedTyped(t, ctx)
+			err := tc.run(ctx)
+			switch {
+			case tc.name == "NaN":
+				if err == nil || !strings.Contains(err.Error(), `"s"`) {
+					t.Errorf("err %v, want an encoding error naming the key", err)
+				}
+			case err != tc.want:
+				t.Errorf("err %v, want %v", err, tc.want)
+			}
+			got, _ := json.Marshal(getTyped(t, ctx))
+			if string(got) != typedSeeded {
+				t.Errorf("after a failed Update:\n got %s\nwant %s", got, typedSeeded)
+			}
+			if err := session.Update(ctx, "s", func(s *typedState) error { s.Counts["a"]++; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if v := getTyped(t, ctx); v.Counts["a"] != 2 {
+				t.Errorf("the next Update: counts %v", v.Counts)
+			}
+		})
+	}
+}
+
+// TestTypedGetKeepsNoAliases: a Get result does not reach the stored
+// value (fn's T, by contrast, is the stored value once fn succeeded: fn must
+// not keep it, see Update).
+func TestTypedGetKeepsNoAliases(t *testing.T) {
+	t.Parallel()
+	ctx := typedCtx(t)
+	seedTyped(t, ctx)
+	g := getTyped(t, ctx)
+	mutateAll(&g)
+	if got, _ := json.Marshal(getTyped(t, ctx)); string(got) != typedSeeded {
+		t.Errorf("stored value changed through fn's T or a Get:\n got %s\nwant %s", got, typedSeeded)
+	}
+}
+
+// TestTypedUpdateAsThroughJSON: what fn sees is what the JSON path gave it:
+// interfaces as JSON's generic types, an empty list under omitempty as nil,
+// and another type of the same key decoded from the JSON of the first
+// (or refused with the key and type named).
+func TestTypedUpdateAsThroughJSON(t *testing.T) {
+	t.Parallel()
+	ctx := typedCtx(t)
+	seedTyped(t, ctx)
+	if err := session.Update(ctx, "s", func(s *typedState) error { s.Tags = []string{}; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := session.Update(ctx, "s", func(s *typedState) error {
+		if m, ok := s.Extra.(map[string]any); !ok || m["city"] != "Rome" {
+			t.Errorf("fn sees Extra as %#v, want JSON's map", s.Extra)
+		}
+		if s.Tags != nil {
+			t.Errorf("fn sees an omitempty empty list as %#v, want nil", s.Tags)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	type other struct {
+		Calls []struct{ City string } `json:"calls"`
+	}
+	if err := session.Update(ctx, "s", func(o *other) error {
+		if len(o.Calls) != 1 || o.Calls[0].City != "Paris" {
+			t.Errorf("Update of another type sees %+v", o)
+		}
+		o.Calls = append(o.Calls, struct{ City string }{"Oslo"})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if v := getTyped(t, ctx); len(v.Calls) != 2 || v.Calls[1].City != "Oslo" || v.Counts != nil {
+		t.Errorf("after Update of another type: %+v", v)
+	}
+	if err := session.Update(ctx, "s", func(*int) error { return nil }); err == nil || !strings.Contains(err.Error(), `"s"`) || !strings.Contains(err.Error(), "int") {
+		t.Errorf("Update[int] of an object: %v", err)
+	}
+}
+
+// TestTypedAndRawInterfaces: the store's byte interface sees a value of
+// Update as its JSON, and Update decodes bytes stored through it.
+func TestTypedAndRawInterfaces(t *testing.T) {
+	t.Parallel()
+	s := session.NewMemoryStore()
+	m := session.NewManager(session.Options{CookieName: "t___t", State: s})
+	id := session.NewID()
+	ctx := session.WithID(context.Background(), m, id)
+	seedTyped(t, ctx)
+	if b, ok, err := s.Get(ctx, id, "s"); err != nil || !ok || string(b) != typedSeeded {
+		t.Errorf("raw Get = %s, %v, %v", b, ok, err)
+	}
+	if err := s.Update(ctx, id, "s", func(old []byte, ok bool) ([]byte, error) {
+		if !ok || string(old) != typedSeeded {
+			t.Errorf("raw Update sees %s, %v", old, ok)
+		}
+		return []byte(`{"counts":{"z":5}}`), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if v := getTyped(t, ctx); v.Counts["z"] != 5 || v.Calls != nil {
+		t.Errorf("after a raw Update: %+v", v)
+	}
+	if err := session.Update(ctx, "s", func(v *typedState) error { v.Counts["z"]++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if b, _, _ := s.Get(ctx, id, "s"); !strings.Contains(string(b), `"z":6`) {
+		t.Errorf("raw Get after Update = %s", b)
+	}
+}
+
+// TestTypedUpdateParallel: 100 goroutines appending to one list lose none.
+func TestTypedUpdateParallel(t *testing.T) {
+	t.Parallel()
+	ctx := typedCtx(t)
+	var wg sync.WaitGroup
+	for i := range 100 {
+		wg.Go(func() {
+			if err := session.Update(ctx, "s", func(s *typedState) error {
+				s.Calls = append(s.Calls, typedCall{City: "c", Temp: float64(i)})
+				return nil
+			}); err != nil {
+				t.Error(err)
+			}
+			if _, _, err := session.Get[typedState](ctx, "s"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if v := getTyped(t, ctx); len(v.Calls) != 100 {
+		t.Errorf("%d calls, want 100", len(v.Calls))
 	}
 }

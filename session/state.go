@@ -83,8 +83,10 @@ func Get[T any](ctx context.Context, key string) (value T, ok bool, err error) {
 // The stored form is T's encoding/json encoding, with every store, so only
 // what survives JSON is kept: exported fields (or a type's own MarshalJSON
 // and UnmarshalJSON), with interface values coming back as JSON's generic
-// types (map[string]any, float64, ...). fn's T is its own: it is decoded
-// afresh for each call, and changing it after fn returns changes nothing.
+// types (map[string]any, float64, ...). fn's T is its own while fn runs:
+// it is made afresh for each call; fn must not keep it, or anything it
+// points into, after returning (with the memory store it becomes the
+// stored value).
 //
 // Update is atomic per session and key: concurrent Updates of one key in one
 // rollout never lose a change (100 goroutines each adding 1 to a counter
@@ -95,6 +97,22 @@ func Get[T any](ctx context.Context, key string) (value T, ok bool, err error) {
 // A shared store may call fn more than once when writes conflict, each time
 // with a fresh T, so fn should only compute the new value; the memory store
 // calls it exactly once.
+//
+// The memory store ([MemoryStore], the default) keeps the T itself, not its
+// JSON: fn gets a copy of the stored T (copy-on-write: slices and maps
+// copied, strings shared, a slice of reference-free elements in one
+// memmove; the parts JSON would change, such as pointers, interfaces and
+// types with their own MarshalJSON, through a JSON round trip), and the
+// changed copy replaces it only if fn succeeds, so a failing or panicking
+// fn, or a missed deadline, leaves the stored value as it was. Appending to
+// a long list thus costs a memory copy instead of a JSON decoding and
+// encoding of all of it. The value is encoded only where bytes are needed:
+// by [Get] (so Get's copy is a JSON round trip: nothing it returns reaches
+// the stored value), by the store's own Get and Update, and by Update of
+// another type of the same key, which behaves as through JSON. Where JSON
+// would change a string (invalid UTF-8 becomes U+FFFD), fn sees it as the
+// previous fn left it, and Get sees its JSON. A shared store
+// (session/redisstore) stores JSON bytes at every Update.
 //
 // The first Update under a session is what creates its state in the store:
 // until then a session costs no memory (see [Manager.Middleware]).
@@ -121,6 +139,9 @@ func Update[T any](ctx context.Context, key string, fn func(*T) error) error {
 	}
 	lock := guardLock{guards: guardsFrom(ctx)}
 	defer lock.unlock()
+	if ms, ok := s.m.state.(*MemoryStore); ok {
+		return updateTyped(ms, s.id, key, &lock, fn)
+	}
 	return s.m.state.Update(ctx, s.id, key, func(old []byte, ok bool) ([]byte, error) {
 		lock.unlock() // a store that calls fn again: fn runs unguarded
 		var v T

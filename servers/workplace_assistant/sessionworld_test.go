@@ -135,3 +135,31 @@ func TestWorldStateRefusesUnknown(t *testing.T) {
 		t.Errorf("Provision: %v", err)
 	}
 }
+
+// BenchmarkWorldState is one whole rollout over HTTP (seed, the ten calls
+// of rolloutCalls, verify) with world_state: memory (the baseline of the
+// same run) and world_state: session on the memory session store: the cost
+// of the change log and the cache without a network store.
+func BenchmarkWorldState(b *testing.B) {
+	verify := verifyBody(rolloutCalls, rolloutTruth)
+	for _, mode := range []string{workplace.WorldStateMemory, workplace.WorldStateSession} {
+		b.Run(mode, func(b *testing.B) {
+			s := newWorkplace(b)
+			s.WorldState = mode
+			ts := servertest.New(b, s, servertest.Options{ServerType: workplace.Name, Name: workplace.Name})
+			b.ReportAllocs()
+			for b.Loop() {
+				ro := ts.Rollout()
+				ro.Post("/seed_session", `{}`)
+				for _, cl := range rolloutCalls {
+					if res := ro.Post("/"+cl.name, cl.args); res.Status != 200 {
+						b.Fatal(res.Status)
+					}
+				}
+				if res := ro.Post("/verify", verify); res.Status != 200 || !strings.HasSuffix(string(res.Body), `"reward":1.0}`) {
+					b.Fatalf("verify: %d %s", res.Status, res.Body)
+				}
+			}
+		})
+	}
+}

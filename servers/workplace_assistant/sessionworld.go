@@ -82,9 +82,8 @@ func (w *world) fork() *world {
 	return &world{data: w.data, tables: w.tables, analyticsConverted: w.analyticsConverted}
 }
 
-// rebuild replays a change log on a fresh world.
-func (d *dataset) rebuild(calls []changeCall) *world {
-	w := d.newWorld()
+// replayOn runs the logged calls on w, in order.
+func replayOn(w *world, calls []changeCall) {
 	for _, c := range calls {
 		body, err := framework.ParseJSON(c.Args)
 		if err != nil || body.Kind != framework.KindObject {
@@ -92,7 +91,6 @@ func (d *dataset) rebuild(calls []changeCall) *world {
 		}
 		_, _, _ = w.callTracked(c.Tool, nonNull(body))
 	}
-	return w
 }
 
 // seedSession is seed under world_state: session: a new generation with an
@@ -121,16 +119,27 @@ func (s *Workplace) endSession(ctx context.Context, id string) error {
 	return err
 }
 
-// worldAt returns the world of version (gen, calls): the cached one, or
-// rebuilt from the log (and cached).
+// worldAt returns the world of version (gen, len(calls)): the cached one;
+// or, when the cache holds an older version of the same generation (other
+// calls committed since, on this replica or another), a fork of it with
+// the newer calls replayed; or the whole log replayed on the base tables.
+// A world built here is cached.
 func (s *Workplace) worldAt(id string, l *changeLog) *world {
-	if w := s.cache.get(id, l.Gen, len(l.Calls)); w != nil {
+	n := len(l.Calls)
+	w, have := s.cache.get(id, l.Gen, n)
+	if w != nil && have == n {
 		return w
 	}
-	w := s.data.rebuild(l.Calls)
-	if len(l.Calls) > 0 {
+	if w != nil {
+		w = w.fork()
+		replayOn(w, l.Calls[have:])
+	} else {
+		w = s.data.newWorld()
+		replayOn(w, l.Calls)
+	}
+	if n > 0 {
 		w.size.Store(w.bytes())
-		s.cache.put(id, l.Gen, len(l.Calls), w)
+		s.cache.put(id, l.Gen, n, w)
 	}
 	return w
 }
@@ -193,9 +202,11 @@ func (s *Workplace) dispatchSession(ctx context.Context, id, tool string, raw js
 
 // worldCache is a replica's cache of rollout worlds under world_state:
 // session, keyed by session id and holding one world per session: the
-// world of version (gen, n) of its change log. A lookup of another version
-// misses (the store's log moved on: another replica wrote, or the rollout
-// was seeded again), and the caller rebuilds from the log. It is bounded
+// world of version (gen, n) of its change log. A lookup of a newer version
+// of the same generation (other calls committed since, e.g. on another
+// replica) returns it, for the caller to replay the calls since; another
+// generation (the rollout was seeded again) misses, and the caller
+// rebuilds from the whole log. It is bounded
 // by max_world_bytes and max_live_worlds, evicting the least recently used
 // world (which loses nothing: the log is in the store), and drops worlds
 // idle longer than world_max_idle. Safe for concurrent use.
@@ -224,23 +235,24 @@ func newWorldCache(maxIdle time.Duration, maxWorlds int, maxBytes int64, now fun
 		maxIdle: maxIdle, maxWorlds: maxWorlds, maxBytes: maxBytes, now: now}
 }
 
-// get returns the session's world of version (gen, n), or nil.
-func (c *worldCache) get(id, gen string, n int) *world {
+// get returns the session's cached world if it is of generation gen and
+// at most n calls, with its number of calls; otherwise nil.
+func (c *worldCache) get(id, gen string, n int) (*world, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
 	c.sweepLocked(now)
 	el, ok := c.byID[id]
 	if !ok {
-		return nil
+		return nil, 0
 	}
 	e := el.Value.(*cacheEntry)
-	if e.gen != gen || e.n != n {
-		return nil
+	if e.gen != gen || e.n > n {
+		return nil, 0
 	}
 	e.last = now
 	c.lru.MoveToFront(el)
-	return e.w
+	return e.w, e.n
 }
 
 // put keeps w as the session's world of version (gen, n), unless the cache

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"sync"
@@ -10,11 +9,6 @@ import (
 // stateTypes caches checkStateType's answer per type: reflect.Type -> error
 // (nil for a type that round-trips).
 var stateTypes sync.Map
-
-var (
-	jsonMarshaler   = reflect.TypeFor[json.Marshaler]()
-	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
-)
 
 // stateTypeError returns why T cannot be session state, or nil: the value
 // is stored as T's encoding/json encoding, which silently drops unexported

@@ -265,6 +265,7 @@ slow:
 		for _, want := range []string{
 			"config: 3 problems:",
 			cfg + ":8: counter.resources_servers.example_session_state_mgmt_typo: unknown server type \"example_session_state_mgmt_typo\" (registered: ",
+			`); blank-import the package that calls framework.Register("example_session_state_mgmt_typo", ...) in your main package (e.g. _ "example.com/myenvs/servers/example_session_state_mgmt_typo")`,
 			cfg + ":15: slow.resources_servers." + slowServerType + ".release_fil: unknown key; did you mean `release_file`?",
 			cfg + ":5: weather.resources_servers.example_mcp_weather.expose_tool_over_mcp: unknown key; did you mean `expose_tools_over_mcp`?",
 		} {
@@ -272,7 +273,7 @@ slow:
 				t.Errorf("stderr does not contain %q:\n%s", want, stderr)
 			}
 		}
-		registered := regexp.MustCompile(`unknown server type .*\(registered: (.*)\)\n`).FindStringSubmatch(stderr)
+		registered := regexp.MustCompile(`unknown server type .*\(registered: (.*)\); blank-import`).FindStringSubmatch(stderr)
 		if registered == nil || !strings.Contains(registered[1], "example_mcp_weather") || !strings.Contains(registered[1], slowServerType) {
 			t.Errorf("the unknown server type problem does not list the registered types:\n%s", stderr)
 		}

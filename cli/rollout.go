@@ -242,6 +242,7 @@ func runRollout(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		var problems config.Problems
 		var usage *rl.UsageError
 		if errors.As(err, &problems) || errors.As(err, &usage) {
+			explainProblems(problems) // in place: err holds the same elements
 			return fail(exitUsage, "%v", err)
 		}
 		return fail(exitError, "%v", err)

@@ -189,7 +189,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case err == nil:
 		return exitOK
 	case errors.As(err, &problems):
-		fmt.Fprintf(stderr, "gymkit serve: %v\n", problems)
+		fmt.Fprintf(stderr, "gymkit serve: %v\n", explainProblems(problems))
 		if len(a.files) == 0 {
 			fmt.Fprintln(stderr, "gymkit serve: no --config FILE was given (see gymkit serve --help)")
 		}

@@ -222,6 +222,14 @@ func TestHelpAndUsage(t *testing.T) {
 			}
 		}
 	}
+	// serve without a config file says only that, before loading anything.
+	noConfig := "gymkit serve: no --config FILE was given\nUsage: gymkit serve --config FILE [--config FILE ...] [flags] [key=value ...]\nRun \"gymkit serve --help\" for the flags, config files and overrides.\n"
+	for _, args := range [][]string{{"serve"}, {"serve", "a.resources_servers.b.port=1"}, {"serve", "--log-level", "debug"}} {
+		code, stdout, stderr := gymkit(t, args...)
+		if code != 2 || stdout != "" || stderr != noConfig {
+			t.Errorf("gymkit %q: exit %d, stdout %q, stderr %q; want exit 2 and only %q", args, code, stdout, stderr, noConfig)
+		}
+	}
 	// The serve help explains both config files and overrides, with examples.
 	_, out, _ := gymkit(t, "serve", "--help")
 	for _, want := range []string{"--config FILE", "key=value", "+key=value", "++key=value", "env.yaml", "docs/config.md",

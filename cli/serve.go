@@ -177,6 +177,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		defer cleanup()
 		a.files = append([]string{file}, a.files...)
 	}
+	if len(a.files) == 0 {
+		synopsis, _, _ := strings.Cut(serveUsage, "\n")
+		fmt.Fprintf(stderr, "gymkit serve: no --config FILE was given\n%s\nRun \"gymkit serve --help\" for the flags, config files and overrides.\n", synopsis)
+		return exitUsage
+	}
 	err = server.Run(ctx, server.Options{
 		Files:        a.files,
 		Overrides:    a.overrides,
@@ -190,9 +195,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitOK
 	case errors.As(err, &problems):
 		fmt.Fprintf(stderr, "gymkit serve: %v\n", explainProblems(problems))
-		if len(a.files) == 0 {
-			fmt.Fprintln(stderr, "gymkit serve: no --config FILE was given (see gymkit serve --help)")
-		}
 		return exitUsage
 	}
 	fmt.Fprintf(stderr, "gymkit serve: %v\n", err)

@@ -259,6 +259,9 @@ func runRollout(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		return fail(exitUsage, "%v", &rl.InputError{Path: a.input, Msg: msg})
 	}
+	if err := rl.CheckInput(a.input, a.limit); err != nil {
+		return fail(exitUsage, "%v", err)
+	}
 	eopts := rl.EmbedOptions{Files: a.files, Overrides: a.overrides, Instance: a.instance, Logger: logger, Port: a.port}
 	base, instance := a.url, ""
 	if a.url != "" {

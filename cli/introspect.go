@@ -104,7 +104,8 @@ const typesUsage = `Usage: gymkit types
 
 List the server types registered in this binary (framework.Register), one per line,
 sorted: the names a config's resources_servers block may use. A binary of your own
-module lists only the environments its main package imports.
+module lists only the environments its main package imports; with none imported,
+it prints one line saying so.
 
 Exit status: 0.
 `
@@ -200,7 +201,7 @@ func buildOne(ctx context.Context, ci config.Instance, log *slog.Logger) (*serve
 	factory, err := framework.Lookup(ci.ServerType)
 	if err != nil {
 		return nil, config.Problems{{File: ci.File, Line: ci.Line, Key: ci.Path(),
-			Message: err.Error(), Suggestion: config.Suggest(ci.ServerType, framework.Names())}}
+			Message: unknownTypeMessage(ci.ServerType, framework.Names()), Suggestion: config.Suggest(ci.ServerType, framework.Names())}}
 	}
 	srv := factory()
 	if err := ci.Decode(srv); err != nil {
@@ -290,9 +291,7 @@ func runTypes(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return usageFailure(stderr, "types", typesUsage, fmt.Errorf("unexpected argument %q", arg))
 	}
-	for _, name := range framework.Names() {
-		fmt.Fprintln(stdout, name)
-	}
+	writeTypes(stdout, framework.Names())
 	return exitOK
 }
 

@@ -138,7 +138,7 @@ func TestCheck(t *testing.T) {
 		{"unreadable file", []string{filepath.Join(dir, "missing.yaml")}, nil, 2, []string{"missing.yaml"}},
 		{"yaml syntax", []string{writeFile(t, dir, "bad.yaml", "a: [\n")}, nil, 2, []string{"bad.yaml"}},
 		{"unknown type", []string{writeFile(t, dir, "type.yaml", "x:\n  resources_servers:\n    example_mcp_wether:\n      domain: other\n")}, nil, 2,
-			[]string{"example_mcp_wether", "example_mcp_weather"}},
+			[]string{"example_mcp_wether", "example_mcp_weather", `blank-import the package that calls framework.Register("example_mcp_wether", ...) in your main package`}},
 		{"unknown server key and bad framework key, both", []string{weather}, []string{
 			"example_mcp_weather.resources_servers.example_mcp_weather.default_cty=Paris",
 			"example_mcp_weather.resources_servers.example_mcp_weather.max_body_bytes=lots"}, 2,

@@ -222,6 +222,14 @@ func TestHelpAndUsage(t *testing.T) {
 			}
 		}
 	}
+	// serve without a config file says only that, before loading anything.
+	noConfig := "gymkit serve: no --config FILE was given\nUsage: gymkit serve --config FILE [--config FILE ...] [flags] [key=value ...]\nRun \"gymkit serve --help\" for the flags, config files and overrides.\n"
+	for _, args := range [][]string{{"serve"}, {"serve", "a.resources_servers.b.port=1"}, {"serve", "--log-level", "debug"}} {
+		code, stdout, stderr := gymkit(t, args...)
+		if code != 2 || stdout != "" || stderr != noConfig {
+			t.Errorf("gymkit %q: exit %d, stdout %q, stderr %q; want exit 2 and only %q", args, code, stdout, stderr, noConfig)
+		}
+	}
 	// The serve help explains both config files and overrides, with examples.
 	_, out, _ := gymkit(t, "serve", "--help")
 	for _, want := range []string{"--config FILE", "key=value", "+key=value", "++key=value", "env.yaml", "docs/config.md",
@@ -265,6 +273,7 @@ slow:
 		for _, want := range []string{
 			"config: 3 problems:",
 			cfg + ":8: counter.resources_servers.example_session_state_mgmt_typo: unknown server type \"example_session_state_mgmt_typo\" (registered: ",
+			`); blank-import the package that calls framework.Register("example_session_state_mgmt_typo", ...) in your main package (e.g. _ "example.com/myenvs/servers/example_session_state_mgmt_typo")`,
 			cfg + ":15: slow.resources_servers." + slowServerType + ".release_fil: unknown key; did you mean `release_file`?",
 			cfg + ":5: weather.resources_servers.example_mcp_weather.expose_tool_over_mcp: unknown key; did you mean `expose_tools_over_mcp`?",
 		} {
@@ -272,7 +281,7 @@ slow:
 				t.Errorf("stderr does not contain %q:\n%s", want, stderr)
 			}
 		}
-		registered := regexp.MustCompile(`unknown server type .*\(registered: (.*)\)\n`).FindStringSubmatch(stderr)
+		registered := regexp.MustCompile(`unknown server type .*\(registered: (.*)\); blank-import`).FindStringSubmatch(stderr)
 		if registered == nil || !strings.Contains(registered[1], "example_mcp_weather") || !strings.Contains(registered[1], slowServerType) {
 			t.Errorf("the unknown server type problem does not list the registered types:\n%s", stderr)
 		}

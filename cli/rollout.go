@@ -242,6 +242,7 @@ func runRollout(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		var problems config.Problems
 		var usage *rl.UsageError
 		if errors.As(err, &problems) || errors.As(err, &usage) {
+			explainProblems(problems) // in place: err holds the same elements
 			return fail(exitUsage, "%v", err)
 		}
 		return fail(exitError, "%v", err)
@@ -257,6 +258,9 @@ func runRollout(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			msg = err.Error()
 		}
 		return fail(exitUsage, "%v", &rl.InputError{Path: a.input, Msg: msg})
+	}
+	if err := rl.CheckInput(a.input, a.limit); err != nil {
+		return fail(exitUsage, "%v", err)
 	}
 	eopts := rl.EmbedOptions{Files: a.files, Overrides: a.overrides, Instance: a.instance, Logger: logger, Port: a.port}
 	base, instance := a.url, ""

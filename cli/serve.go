@@ -177,6 +177,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		defer cleanup()
 		a.files = append([]string{file}, a.files...)
 	}
+	if len(a.files) == 0 {
+		synopsis, _, _ := strings.Cut(serveUsage, "\n")
+		fmt.Fprintf(stderr, "gymkit serve: no --config FILE was given\n%s\nRun \"gymkit serve --help\" for the flags, config files and overrides.\n", synopsis)
+		return exitUsage
+	}
 	err = server.Run(ctx, server.Options{
 		Files:        a.files,
 		Overrides:    a.overrides,
@@ -189,10 +194,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case err == nil:
 		return exitOK
 	case errors.As(err, &problems):
-		fmt.Fprintf(stderr, "gymkit serve: %v\n", problems)
-		if len(a.files) == 0 {
-			fmt.Fprintln(stderr, "gymkit serve: no --config FILE was given (see gymkit serve --help)")
-		}
+		fmt.Fprintf(stderr, "gymkit serve: %v\n", explainProblems(problems))
 		return exitUsage
 	}
 	fmt.Fprintf(stderr, "gymkit serve: %v\n", err)

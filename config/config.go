@@ -136,6 +136,9 @@ func Load(opts LoadOptions) (*Config, error) {
 		}
 	}
 	layers := ld.loadFiles(roots)
+	if len(ld.problems) == 0 && len(envProblems) == 0 && len(overProblems) == 0 {
+		overProblems = overrideInstanceProblems(opts.Overrides, append(slices.Clone(layers), env))
+	}
 	if loadProblems := slices.Concat(ld.problems, envProblems, overProblems); len(loadProblems) > 0 {
 		return nil, Problems(loadProblems)
 	}

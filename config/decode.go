@@ -101,6 +101,11 @@ func (inst Instance) unknownKeys(ps *Problems, key string, data any, t reflect.T
 			if top {
 				candidates = append(slices.Clone(candidates), frameworkKeys...)
 			}
+			if f := untaggedField(t, k); f != "" {
+				*ps = append(*ps, inst.src.problem(joinKey(key, k),
+					fmt.Sprintf("unknown key: field %s has no koanf tag: add `koanf:%q`", f, k), ""))
+				continue
+			}
 			msg, sug := "unknown key", suggest(k, candidates)
 			if sug == "" {
 				msg += inst.knownKeysHint(fs.names, top)
@@ -476,4 +481,24 @@ func toDuration(v any) (time.Duration, error) {
 		}
 	}
 	return 0, fmt.Errorf("expected a duration like \"30s\" or a number of seconds, got %s", describe(v))
+}
+
+// untaggedField returns the name of an exported field of the struct t
+// without a koanf tag whose name is key's spelling (MaxGuesses for
+// max_guesses or maxguesses, ignoring case), or "": the usual cause of an
+// unknown key that the author meant as a config key.
+func untaggedField(t reflect.Type, key string) string {
+	want := strings.ReplaceAll(strings.ToLower(key), "_", "")
+	for f := range t.Fields() {
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		if _, tagged := f.Tag.Lookup("koanf"); tagged {
+			continue
+		}
+		if strings.ToLower(f.Name) == want {
+			return f.Name
+		}
+	}
+	return ""
 }

@@ -277,3 +277,32 @@ func TestSuggest(t *testing.T) {
 		}
 	}
 }
+
+// An unknown key spelling an exported field without a koanf tag names the
+// field and the tag to add.
+func TestDecodeUntaggedField(t *testing.T) {
+	t.Parallel()
+	type game struct {
+		MaxGuesses int
+		Secret     string `koanf:"secret"`
+		hidden     int
+	}
+	for _, tc := range []struct {
+		name, key, want string
+	}{
+		{"snake", "max_guesses", "max_guesses: unknown key: field MaxGuesses has no koanf tag: add `koanf:\"max_guesses\"`"},
+		{"lower", "maxguesses", "maxguesses: unknown key: field MaxGuesses has no koanf tag: add `koanf:\"maxguesses\"`"},
+		{"unexported", "hidden", "hidden: unknown key (server type  has secret, besides the framework keys)"},
+		{"typo of a tagged field", "secrte", "secrte: unknown key; did you mean `secret`?"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var g game
+			ps := problemsOf(t, Instance{Raw: map[string]any{tc.key: 3}}.Decode(&g))
+			if len(ps) != 1 || ps[0].Error() != tc.want {
+				t.Errorf("problems %v\nwant %s", ps, tc.want)
+			}
+			_ = g.hidden
+		})
+	}
+}

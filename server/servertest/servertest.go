@@ -104,14 +104,14 @@ func decodeConfig(t testing.TB, srv framework.Server, opts Options) {
 	}
 	cfg, err := config.Load(config.LoadOptions{Files: []string{path}, WorkDir: filepath.Dir(path)})
 	if err != nil {
-		t.Fatalf("servertest: config: %v", err)
+		t.Fatalf("servertest: %v", err) // config's errors start with "config: "
 	}
 	inst, ok := cfg.Instance(opts.Name)
 	if !ok {
 		t.Fatalf("servertest: config: no instance %q", opts.Name)
 	}
 	if err := inst.Decode(srv); err != nil {
-		t.Fatalf("servertest: config: %v", err)
+		t.Fatalf("servertest: %v", err) // config's errors start with "config: "
 	}
 }
 

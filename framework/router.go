@@ -75,6 +75,15 @@ func ptr[T any](v T) *T { return &v }
 // gymkit's close_session).
 var reservedNames = map[string]bool{"verify": true, "seed_session": true, "aggregate_metrics": true, "mcp": true, "close_session": true}
 
+// reservedHint says, for each reserved name, what to use instead.
+var reservedHint = map[string]string{
+	"verify":            "implement Verify on the server for that route",
+	"seed_session":      "implement SeedSession on the server for that route",
+	"aggregate_metrics": "the framework serves that route from the verify answers, see framework.AggregateMetrics",
+	"mcp":               "the MCP door serves that route",
+	"close_session":     "implement Close (framework.SessionCloser) on the server for that route",
+}
+
 // Post registers a typed tool: POST path with a JSON body decoded into Req and
 // the handler's Resp written as the 200 body, and, when the instance exposes
 // tools over MCP, the MCP tool of the same name (path without its "/").
@@ -154,7 +163,7 @@ func Post[Req, Resp any](r *Router, path string, h func(ctx context.Context, req
 		r.errorf("route %q: tool name %q does not match [A-Za-z0-9_-]+", path, name)
 		return
 	case reservedNames[name]:
-		r.errorf("route %q: %q is reserved (use SeedSession / Verify for those routes)", path, name)
+		r.errorf("route %q: %q is reserved (%s)", path, name, reservedHint[name])
 		return
 	}
 	for _, o := range r.tools {

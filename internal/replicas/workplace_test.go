@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,6 +26,27 @@ const (
 	workplaceConfig = "servers/workplace_assistant/configs/workplace_assistant.yaml"
 	workplaceBlock  = "workplace_assistant.resources_servers.workplace_assistant."
 )
+
+// TestWorkplaceMemoryWorldsRefusedOnRedis: world_state: memory with
+// session.store: redis would give each replica its own world of a
+// rollout; the instance refuses to start and says what to set. (No Redis
+// needed: an unreachable store is logged at start, not fatal.)
+func TestWorkplaceMemoryWorldsRefusedOnRedis(t *testing.T) {
+	t.Parallel()
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	data := filepath.Join(root, "..", "shared", "data", "nemo-gym", "workplace_assistant")
+	ov := []string{workplaceBlock + "session_secret=" + secret, workplaceBlock + "mcp_token_secret=" + secret,
+		workplaceBlock + "data_dir=" + filepath.Join(data, "csv_data"), workplaceBlock + "tools_file=" + filepath.Join(data, "tools.json"),
+		workplaceBlock + "session.store=redis", workplaceBlock + "session.url=redis://127.0.0.1:1/0", workplaceBlock + "world_state=memory"}
+	_, err := server.New(context.Background(), server.Options{
+		Files: []string{workplaceConfig}, Overrides: ov, WorkDir: root,
+		LookupEnv: func(string) (string, bool) { return "", false },
+		Logger:    slog.New(slog.DiscardHandler), Ready: io.Discard,
+	})
+	if err == nil || !strings.Contains(err.Error(), "world_state: memory") || !strings.Contains(err.Error(), "use world_state: session") {
+		t.Fatalf("server.New: %v, want the world_state: memory refusal", err)
+	}
+}
 
 // startWorkplace serves workplace_assistant on a free port with the extra
 // overrides (keys of its instance block), and returns its base URL.
@@ -134,8 +157,10 @@ func rewardOf(t *testing.T, base string, ro *rollout, body map[string]any) float
 // scores for the same body, and ends the rollout on B too.
 func TestWorkplaceTwoReplicas(t *testing.T) {
 	srv := redistest.Start(t)
-	redis := []string{"session.store=redis", "session.url=" + srv.URL(), "session.prefix=" + redistest.Prefix(t), "world_state=session"}
-	a, b := startWorkplace(t, redis...), startWorkplace(t, redis...)
+	redis := []string{"session.store=redis", "session.url=" + srv.URL(), "session.prefix=" + redistest.Prefix(t)}
+	// A names world_state: session; B takes the default, which
+	// session.store: redis makes session too.
+	a, b := startWorkplace(t, append(redis, "world_state=session")...), startWorkplace(t, redis...)
 	lone := startWorkplace(t) // memory store, world_state: memory
 
 	row := exampleRow(t)
@@ -182,13 +207,14 @@ func TestWorkplaceTwoReplicas(t *testing.T) {
 
 	search := map[string]any{"query": "replica-", "page_size": 100}
 	code, out, _ := post(t, b, "/email_search_emails", ro, search)
-	if code != 200 || !strings.Contains(string(out), fmt.Sprintf(`"total_emails":%d`, n-1)) {
-		t.Fatalf("search on B: %d %s", code, out)
-	}
 	for i := 1; i < n; i++ {
 		if k := strings.Count(string(out), fmt.Sprintf(`replica-%02d"`, i)); k != 1 {
 			t.Errorf("replica-%02d found %d times on B", i, k)
 		}
+	}
+	if code != 200 || !strings.Contains(string(out), fmt.Sprintf(`"total_emails":%d`, n-1)) {
+		tail := out[max(0, len(out)-120):]
+		t.Fatalf("search on B: %d, want total_emails %d: ...%s", code, n-1, tail)
 	}
 	res, err := mcpB.CallTool(context.Background(), &mcp.CallToolParams{Name: "email_search_emails", Arguments: map[string]any{"query": "I will get back to you tomorrow"}})
 	if err != nil || res.IsError || !strings.Contains(mcpText(res), `"total_emails":1`) {
@@ -213,5 +239,72 @@ func TestWorkplaceTwoReplicas(t *testing.T) {
 	// verify on A ended the rollout for B too.
 	if code, out, _ := post(t, b, "/email_search_emails", ro, search); code != 400 || !strings.Contains(string(out), "Session not initialized") {
 		t.Errorf("a call on B after verify on A: %d %s", code, out)
+	}
+}
+
+// TestWorkplaceThroughAnOutage: two workplace_assistant replicas on one
+// Redis (world_state: session by default); Redis stops mid-rollout: writes
+// and reads fail fast on both replicas and both doors with a 503 (isError
+// over MCP) naming the store, nothing half-written; after it restarts the
+// rollout goes on with exactly the emails sent before the outage.
+func TestWorkplaceThroughAnOutage(t *testing.T) {
+	srv := redistest.Start(t)
+	redis := []string{"session.store=redis", "session.url=" + srv.URL(), "session.prefix=" + redistest.Prefix(t)}
+	a, b := startWorkplace(t, redis...), startWorkplace(t, redis...)
+	ro := seedRow(t, a, map[string]any{})
+	mcpA, mcpB := mcpClient(t, a, ro.token), mcpClient(t, b, ro.token)
+	send := func(base, subject string) (int, []byte) {
+		code, out, _ := post(t, base, "/email_send_email", ro, map[string]any{"recipient": "o@atlas.com", "subject": subject, "body": "b"})
+		return code, out
+	}
+	found := func(base string) string {
+		code, out, _ := post(t, base, "/email_search_emails", ro, map[string]any{"query": "outage-", "page_size": 100})
+		if code != 200 {
+			t.Fatalf("search on %s: %d %s", base, code, out)
+		}
+		return string(out)
+	}
+	for i, base := range []string{a, b, a} {
+		if code, out := send(base, fmt.Sprintf("outage-before-%d", i)); code != 200 {
+			t.Fatalf("send %d on %s: %d %s", i, base, code, out)
+		}
+	}
+
+	srv.Stop()
+	store := fmt.Sprintf("redis at 127.0.0.1:%d", srv.Port)
+	for _, base := range []string{a, b} {
+		start := time.Now()
+		if code, out := send(base, "outage-during"); code != http.StatusServiceUnavailable || !strings.Contains(string(out), store) {
+			t.Errorf("send on %s with Redis down: %d %s; want 503 naming the store", base, code, out)
+		}
+		if code, out, _ := post(t, base, "/email_search_emails", ro, map[string]any{"query": "outage-"}); code != http.StatusServiceUnavailable {
+			t.Errorf("search on %s with Redis down: %d %s; want 503", base, code, out)
+		}
+		if d := time.Since(start); d > 30*time.Second { // two calls, each bounded by the dial and read timeouts
+			t.Errorf("the failing calls on %s took %v", base, d)
+		}
+	}
+	for _, cs := range []*mcp.ClientSession{mcpA, mcpB} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "email_send_email",
+			Arguments: map[string]any{"recipient": "o@atlas.com", "subject": "outage-during-mcp", "body": "b"}})
+		if err != nil || !res.IsError || !strings.Contains(mcpText(res), "HTTP 503") || !strings.Contains(mcpText(res), "state store is unavailable") {
+			t.Errorf("MCP send with Redis down: %v %q; want isError HTTP 503 naming the store", err, mcpText(res))
+		}
+	}
+
+	srv.Restart(t)
+	for _, base := range []string{a, b} {
+		out := found(base)
+		if !strings.Contains(out, `"total_emails":3`) || strings.Contains(out, "outage-during") {
+			t.Errorf("after the outage on %s: want the 3 emails sent before it, none sent during it: %s", base, out[max(0, len(out)-200):])
+		}
+	}
+	res, err := mcpB.CallTool(context.Background(), &mcp.CallToolParams{Name: "email_send_email",
+		Arguments: map[string]any{"recipient": "o@atlas.com", "subject": "outage-after", "body": "b"}})
+	if err != nil || res.IsError {
+		t.Fatalf("MCP send on B after the outage: %v %q", err, mcpText(res))
+	}
+	if out := found(a); !strings.Contains(out, `"total_emails":4`) || !strings.Contains(out, "outage-after") {
+		t.Errorf("on A after a send on B: %s", out[max(0, len(out)-200):])
 	}
 }

@@ -168,36 +168,52 @@ func (s *Workplace) dispatchSession(ctx context.Context, id, tool string, raw js
 	if !wrote {
 		return toolOutput(tool, out, callErr), nil
 	}
+	// The call ran on version (gen, n). Update may run its function more
+	// than once (a store that retries a conflicting write, e.g. the Redis
+	// store's compare-and-set), so each run works on its own copies: what
+	// one run decided (the world, the answer, the version committed) must
+	// not leak into the next, or a retry would cache a world that lacks a
+	// parallel call's change under the version that includes it.
 	gen, n := l.Gen, len(l.Calls)
+	var (
+		doneW   *world
+		doneOut value
+		doneErr error
+		doneGen string
+		doneN   int
+	)
 	err = session.Update(ctx, changesKey, func(cur *changeLog) error {
 		if cur.Gen == "" {
 			return errNotSeeded // verified or closed meanwhile
 		}
+		rw, rout, rerr := w, out, callErr
 		if cur.Gen != gen || len(cur.Calls) != n {
 			// Another call committed first: run this one on its world.
-			gen, n = cur.Gen, len(cur.Calls)
-			w = s.worldAt(id, cur).fork()
-			out, wrote, callErr = w.callBefore(ctx, tool, members)
-			if errors.Is(callErr, context.DeadlineExceeded) {
-				return callErr
+			rw = s.worldAt(id, cur).fork()
+			var wrote bool
+			rout, wrote, rerr = rw.callBefore(ctx, tool, members)
+			if errors.Is(rerr, context.DeadlineExceeded) {
+				return rerr
 			}
+			doneOut, doneErr = rout, rerr
 			if !wrote {
 				return errNoChange
 			}
 		}
 		cur.Calls = append(cur.Calls, changeCall{Tool: tool, Args: raw})
-		n = len(cur.Calls)
+		doneW, doneOut, doneErr = rw, rout, rerr
+		doneGen, doneN = cur.Gen, len(cur.Calls)
 		return nil
 	})
 	switch {
 	case errors.Is(err, errNoChange):
-		return toolOutput(tool, out, callErr), nil
+		return toolOutput(tool, doneOut, doneErr), nil
 	case err != nil:
 		return nil, err
 	}
-	w.size.Store(w.bytes())
-	s.cache.put(id, gen, n, w)
-	return toolOutput(tool, out, callErr), nil
+	doneW.size.Store(doneW.bytes())
+	s.cache.put(id, doneGen, doneN, doneW)
+	return toolOutput(tool, doneOut, doneErr), nil
 }
 
 // worldCache is a replica's cache of rollout worlds under world_state:

@@ -64,9 +64,11 @@ const RetryAfter = 10 * time.Second
 //	max_live_worlds   the number of changed worlds kept at most, refused beyond it as
 //	                  above (default 0: no count limit)
 //	keep_world_after_verify  keep a session's world after /verify (default false: dropped)
-//	world_state       where a rollout's changed world lives: "memory" (default: in this
-//	                  process; one replica, or session affinity) or "session" (its changes
-//	                  as a log in the session state store, any replica; see below)
+//	world_state       where a rollout's changed world lives: "memory" (in this process;
+//	                  one replica) or "session" (its changes as a log in the session state
+//	                  store, any replica; see below). Default: "session" when the host
+//	                  shares the session state store (session.store: redis), else
+//	                  "memory"; "memory" with a shared store is refused at start
 //
 // Under world_state: session (for replicas sharing session.store: redis,
 // docs/deployment.md), each rollout's changes are a log of the tool calls
@@ -146,9 +148,19 @@ func (s *Workplace) Provision(context.Context) error {
 	if now == nil {
 		now = time.Now
 	}
-	switch s.WorldState {
-	case "", WorldStateMemory:
+	if s.WorldState == "" {
 		s.WorldState = WorldStateMemory
+		if s.SharedSessionState() {
+			s.WorldState = WorldStateSession
+		}
+	}
+	switch s.WorldState {
+	case WorldStateMemory:
+		if s.SharedSessionState() {
+			return errors.New(`world_state: memory keeps each rollout's world in one process, but session.store is shared (redis): ` +
+				`a rollout's calls reach any replica, and each replica would answer from its own world; ` +
+				`use world_state: session (the default with session.store: redis), or session.store: memory for one replica`)
+		}
 	case WorldStateSession:
 		s.cache = newWorldCache(s.WorldMaxIdle, s.MaxLiveWorlds, s.MaxWorldBytes, now)
 	default:

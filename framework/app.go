@@ -27,6 +27,13 @@ type Options struct {
 	Name string
 	// Logger receives request errors and recovered panics. Nil: slog.Default().
 	Logger *slog.Logger
+	// SharedSessionState tells the environment ([Base.SharedSessionState])
+	// that its session state store is shared by several processes: the host
+	// sets it for session.store: redis (docs/deployment.md), where any
+	// replica may answer any call of a rollout, so per-rollout state kept in
+	// process memory would differ from replica to replica. Zero: not shared
+	// (the memory store, one process).
+	SharedSessionState bool
 	// AfterSeed, when set, rewrites a successful /seed_session answer. body is
 	// the request body as parsed ({} when it was not a JSON object); result is
 	// the encoded answer. An error turns the seed into that error's status
@@ -130,7 +137,7 @@ func Build(ctx context.Context, srv Server, opts Options) (*App, error) {
 		log = slog.Default()
 	}
 	if b, ok := srv.(baseSetter); ok {
-		b.setBase(opts.Name, log)
+		b.setBase(opts.Name, log, opts.SharedSessionState)
 	}
 	if p, ok := srv.(Provisioner); ok {
 		if err := p.Provision(ctx); err != nil {

@@ -103,6 +103,7 @@ type ReverifyModer interface {
 type Base struct {
 	name   string
 	logger *slog.Logger
+	shared bool
 }
 
 // Tools returns harvested unchanged.
@@ -143,10 +144,20 @@ func (b *Base) Logger() *slog.Logger {
 	return b.logger
 }
 
-func (b *Base) setBase(name string, l *slog.Logger) { b.name, b.logger = name, l }
+// SharedSessionState reports whether the host shares the instance's session
+// state store between processes (session.store: redis; see
+// [Options.SharedSessionState]). An environment that keeps per-rollout
+// state in process memory should then keep it in the store instead
+// (session.Get / session.Update), or refuse to start: a rollout's calls
+// reach any replica. It is set before Provision; false outside a host.
+func (b *Base) SharedSessionState() bool { return b.shared }
+
+func (b *Base) setBase(name string, l *slog.Logger, shared bool) {
+	b.name, b.logger, b.shared = name, l, shared
+}
 
 type baseSetter interface {
-	setBase(name string, l *slog.Logger)
+	setBase(name string, l *slog.Logger, shared bool)
 }
 
 // DefaultKeyMetrics returns the "mean/*" members of agentMetrics, in order

@@ -234,6 +234,12 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 	}
 	sm := opts.Sessions
 	var closeStore func() error
+	built := false
+	defer func() { // a failed build releases the store it opened (no leaked pool)
+		if !built && closeStore != nil {
+			_ = closeStore()
+		}
+	}()
 	if sm == nil {
 		state, closer, err := stateStore(ctx, opts.Config, name, log)
 		if err != nil {
@@ -268,7 +274,7 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 	if !inst.Config.NoOpenAPI {
 		exts = append(slices.Clip(exts), openAPIExtension())
 	}
-	fopts := framework.Options{Name: name, Logger: log}
+	fopts := framework.Options{Name: name, Logger: log, SharedSessionState: opts.Sessions == nil && opts.Config.Session.Store == config.SessionStoreRedis}
 	if metrics != nil {
 		metrics.watchStore(baseStore(sm.State()))
 		fopts.Interceptors = append(fopts.Interceptors, metrics.interceptor()) // every tool call feeds the metrics
@@ -314,6 +320,7 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 	if metrics != nil {
 		inst.handler = metrics.observeHTTP(inst.handler)
 	}
+	built = true
 	return inst, nil
 }
 

@@ -362,11 +362,10 @@ const (
 // with mu held.
 func (w *world) bytes() int64 {
 	n := worldOverhead
-	for t, owned := range w.owned {
-		if !owned {
-			continue
+	for t, tab := range w.tables {
+		if tab == w.data.base[t] {
+			continue // shared: not copied by this world (nor by the world it was forked from)
 		}
-		tab := w.tables[t]
 		n += tableSize + int64(cap(tab.rows))*rowSize + int64(cap(tab.labels))*labelSize
 		for _, r := range tab.rows {
 			if len(r) == 0 || w.data.isBaseRow(&r[0]) {

@@ -70,6 +70,9 @@ func (s *Workplace) endRollout(ctx context.Context) error {
 	if id == "" {
 		return nil
 	}
+	if s.cache != nil {
+		return s.endSession(ctx, id)
+	}
 	mark, _, err := session.Get[seedMark](ctx, worldKey)
 	if err == nil && mark != markNone {
 		err = session.Update(ctx, worldKey, func(m *seedMark) error { *m = markNone; return nil })

@@ -64,6 +64,22 @@ const RetryAfter = 10 * time.Second
 //	max_live_worlds   the number of changed worlds kept at most, refused beyond it as
 //	                  above (default 0: no count limit)
 //	keep_world_after_verify  keep a session's world after /verify (default false: dropped)
+//	world_state       where a rollout's changed world lives: "memory" (in this process;
+//	                  one replica) or "session" (its changes as a log in the session state
+//	                  store, any replica; see below). Default: "session" when the host
+//	                  shares the session state store (session.store: redis), else
+//	                  "memory"; "memory" with a shared store is refused at start
+//
+// Under world_state: session (for replicas sharing session.store: redis,
+// docs/deployment.md), each rollout's changes are a log of the tool calls
+// that wrote, kept in the session state store under
+// "workplace_assistant.changes" (see changeLog); every replica keeps the
+// base tables and a small cache of worlds by session and log version, and
+// rebuilds a world from the log when the store's version is not the cached
+// one. There max_world_bytes and max_live_worlds bound that cache, evicting
+// the least recently used world (rebuilt from the store on its next call):
+// no call is refused 503, and the store's own limits (Redis maxmemory)
+// bound the logs.
 //
 // Relative paths resolve against the working directory.
 type Workplace struct {
@@ -74,10 +90,12 @@ type Workplace struct {
 	MaxLiveWorlds        int           `koanf:"max_live_worlds"`
 	MaxWorldBytes        int64         `koanf:"max_world_bytes"`
 	KeepWorldAfterVerify bool          `koanf:"keep_world_after_verify"`
+	WorldState           string        `koanf:"world_state"`
 
 	data   *dataset
 	specs  []toolSpec
 	worlds *worldStore
+	cache  *worldCache      // world_state: session
 	now    func() time.Time // the store's clock (tests)
 }
 
@@ -129,6 +147,24 @@ func (s *Workplace) Provision(context.Context) error {
 	now := s.now
 	if now == nil {
 		now = time.Now
+	}
+	if s.WorldState == "" {
+		s.WorldState = WorldStateMemory
+		if s.SharedSessionState() {
+			s.WorldState = WorldStateSession
+		}
+	}
+	switch s.WorldState {
+	case WorldStateMemory:
+		if s.SharedSessionState() {
+			return errors.New(`world_state: memory keeps each rollout's world in one process, but session.store is shared (redis): ` +
+				`a rollout's calls reach any replica, and each replica would answer from its own world; ` +
+				`use world_state: session (the default with session.store: redis), or session.store: memory for one replica`)
+		}
+	case WorldStateSession:
+		s.cache = newWorldCache(s.WorldMaxIdle, s.MaxLiveWorlds, s.MaxWorldBytes, now)
+	default:
+		return fmt.Errorf("world_state: %q is not memory or session", s.WorldState)
 	}
 	s.worlds = newWorldStore(s.WorldMaxIdle, s.MaxLiveWorlds, s.MaxWorldBytes, now)
 	s.Logger().Debug("workplace data loaded", "data_dir", dir, "tools", len(s.specs),
@@ -261,6 +297,9 @@ func (s *Workplace) seed(ctx context.Context, _ seedRequest) (struct{}, error) {
 	if id == "" {
 		return struct{}{}, errors.New("no rollout session in the request context")
 	}
+	if s.cache != nil {
+		return struct{}{}, s.seedSession(ctx, id)
+	}
 	// Writing the mark also keeps the session for its full lifetime.
 	if err := session.Update(ctx, worldKey, func(m *seedMark) error { *m = markFresh; return nil }); err != nil {
 		return struct{}{}, err
@@ -298,15 +337,13 @@ func (s *Workplace) dispatch(ctx context.Context, tool string, raw json.RawMessa
 	if err != nil {
 		return nil, err // the framework parsed it already
 	}
-	members := make([]framework.Member, 0, len(body.Members))
-	for _, m := range body.Members {
-		if m.Value.Kind != framework.KindNull {
-			members = append(members, m)
-		}
-	}
+	members := nonNull(body)
 	id := session.ID(ctx)
 	if id == "" {
 		return nil, errNotSeeded
+	}
+	if s.cache != nil {
+		return s.dispatchSession(ctx, id, tool, raw, members)
 	}
 	for {
 		if w := s.worlds.get(id); w != nil {
@@ -367,9 +404,14 @@ func toolOutput(tool string, out value, err error) output {
 	return output{out}
 }
 
-// LiveWorlds returns the number of session worlds held in memory (the
+// LiveWorlds returns the number of session worlds held in memory (under
+// world_state: session, the worlds in this replica's cache; otherwise the
 // changed ones: an untouched seed holds none).
 func (s *Workplace) LiveWorlds() int {
+	if s.cache != nil {
+		n, _ := s.cache.stats()
+		return n
+	}
 	if s.worlds == nil {
 		return 0
 	}
@@ -380,6 +422,10 @@ func (s *Workplace) LiveWorlds() int {
 // WorldBytes returns the estimated bytes of the session worlds held in
 // memory, as max_world_bytes counts them.
 func (s *Workplace) WorldBytes() int64 {
+	if s.cache != nil {
+		_, n := s.cache.stats()
+		return n
+	}
 	if s.worlds == nil {
 		return 0
 	}
@@ -401,6 +447,9 @@ func (s *Workplace) Close(ctx context.Context) error {
 // Close hook calls it). Its seed mark stays: a later call of that session
 // then answers "Session not initialized" if the world had changed.
 func (s *Workplace) ReleaseWorld(sessionID string) {
+	if s.cache != nil {
+		s.cache.drop(sessionID)
+	}
 	if s.worlds != nil {
 		s.worlds.Release(sessionID)
 	}

@@ -293,17 +293,9 @@ func writeLeanBody(w http.ResponseWriter, b []byte) {
 // object), each once, nothing else, every value well-formed JSON as the
 // SDK's decoder reads it (see skipValue), then only white space.
 func readLean(body []byte) (m leanMsg, ok bool) {
-	i := skipSpace(body, 0)
-	if i >= len(body) || body[i] != '{' {
-		return m, false
-	}
-	end, ok := skipValue(body, i, 0)
-	if !ok || skipSpace(body, end) != len(body) {
-		return m, false
-	}
 	var seen [4]bool
 	version := false
-	ok = eachMember(body[i:end], func(key, val []byte) bool {
+	end, ok := members(body, skipSpace(body, 0), func(key, val []byte) bool {
 		var k int
 		switch string(key) {
 		case "jsonrpc":
@@ -338,7 +330,7 @@ func readLean(body []byte) (m leanMsg, ok bool) {
 		seen[k] = true
 		return true
 	})
-	return m, ok && version && seen[2]
+	return m, ok && skipSpace(body, end) == len(body) && version && seen[2]
 }
 
 // leanID reports whether the raw id v is one the SDK echoes byte for byte:
@@ -373,52 +365,59 @@ func leanID(v []byte) bool {
 }
 
 // eachMember calls f with the raw key (without quotes) and the raw value
-// of each member of the JSON object obj (already checked by skipValue),
-// and reports whether obj is an object whose keys have no escapes and f
-// returned true for each member. An empty object calls f never.
+// of each member of the JSON object obj, and reports whether obj is one
+// object (checked as skipValue checks values) whose keys have no escapes
+// and f returned true for each member. An empty object calls f never.
 func eachMember(obj []byte, f func(key, val []byte) bool) bool {
-	if len(obj) == 0 || obj[0] != '{' {
-		return false
+	end, ok := members(obj, 0, f)
+	return ok && end == len(obj)
+}
+
+// members walks the JSON object at b[i] as eachMember does, in one pass,
+// and returns its end (after the closing brace).
+func members(b []byte, i int, f func(key, val []byte) bool) (end int, ok bool) {
+	if i >= len(b) || b[i] != '{' {
+		return i, false
 	}
-	i := skipSpace(obj, 1)
-	if i < len(obj) && obj[i] == '}' {
-		return true
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
 	}
-	for i < len(obj) {
-		if obj[i] != '"' {
-			return false
+	for i < len(b) {
+		if b[i] != '"' {
+			return i, false
 		}
-		ke, ok := skipString(obj, i)
+		ke, ok := skipString(b, i)
 		if !ok {
-			return false
+			return i, false
 		}
-		key := obj[i+1 : ke-1]
+		key := b[i+1 : ke-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
-			return false
+			return i, false
 		}
-		i = skipSpace(obj, ke)
-		if i >= len(obj) || obj[i] != ':' {
-			return false
+		i = skipSpace(b, ke)
+		if i >= len(b) || b[i] != ':' {
+			return i, false
 		}
-		i = skipSpace(obj, i+1)
-		ve, ok := skipValue(obj, i, 1)
-		if !ok || !f(key, obj[i:ve]) {
-			return false
+		i = skipSpace(b, i+1)
+		ve, ok := skipValue(b, i, 1)
+		if !ok || !f(key, b[i:ve]) {
+			return i, false
 		}
-		i = skipSpace(obj, ve)
-		if i >= len(obj) {
-			return false
+		i = skipSpace(b, ve)
+		if i >= len(b) {
+			return i, false
 		}
-		switch obj[i] {
+		switch b[i] {
 		case ',':
-			i = skipSpace(obj, i+1)
+			i = skipSpace(b, i+1)
 		case '}':
-			return true
+			return i + 1, true
 		default:
-			return false
+			return i, false
 		}
 	}
-	return false
+	return i, false
 }
 
 // skipValue returns the end of the JSON value at b[i], checking it

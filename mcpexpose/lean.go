@@ -174,8 +174,8 @@ func initializeParamsOK(p []byte) (version string, ok bool) {
 	ok = eachMember(p, func(key, val []byte) bool {
 		switch string(key) {
 		case "protocolVersion":
-			if val[0] != '"' || bytes.IndexByte(val, '\\') >= 0 {
-				return false
+			if hasVersion || val[0] != '"' || bytes.IndexByte(val, '\\') >= 0 {
+				return false // repeated, not a string, or escaped: the SDK's
 			}
 			version, hasVersion = string(val[1:len(val)-1]), true
 			return true

@@ -249,6 +249,7 @@ func parityRows() []parityRow {
 		{name: "initialize roots wrong type", body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":"yes"}}}}`},
 		{name: "initialize clientInfo wrong type", body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","clientInfo":{"name":5}}}`},
 		{name: "initialize clientInfo icons", body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","clientInfo":{"name":"t","version":"1","icons":[]}}}`},
+		{name: "initialize version twice", body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","protocolVersion":"2025-06-18"}}`},
 		{name: "initialize no params", body: `{"jsonrpc":"2.0","id":1,"method":"initialize"}`},
 		{name: "initialize params null", body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":null}`},
 		{name: "initialize as notification", body: `{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-06-18"}}`},

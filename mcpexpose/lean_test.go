@@ -27,6 +27,7 @@ import (
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/mcpexpose"
 	examplemcpweather "github.com/gymkit/gymkit/servers/example_mcp_weather"
+	examplesessionstatemgmt "github.com/gymkit/gymkit/servers/example_session_state_mgmt"
 )
 
 // parityRoutes are tools of every answer shape: errors, panics, floats,
@@ -459,18 +460,34 @@ func TestLeanParityServerInfo(t *testing.T) {
 }
 
 // TestLeanParityPeerGoldens replays every /mcp request of NeMo's recorded
-// weather rollouts (../shared/data/nemo-gym-peer/example_mcp_weather.jsonl)
-// on both doors of example_mcp_weather: the same answers, and the lean path
-// takes the ordinary ones.
+// rollouts of the weather and counter servers
+// (../shared/data/nemo-gym-peer/example_mcp_weather.jsonl,
+// example_session_state_mgmt_resources_server.jsonl) on both doors of the
+// same server: the same answers, and the lean path takes the ordinary ones.
 func TestLeanParityPeerGoldens(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join("..", "..", "shared", "data", "nemo-gym-peer", "example_mcp_weather.jsonl")
+	for _, tc := range []struct {
+		file, instance string
+		srv            func() framework.Server
+	}{
+		{"example_mcp_weather.jsonl", "example_mcp_weather", func() framework.Server { return new(examplemcpweather.Weather) }},
+		{"example_session_state_mgmt_resources_server.jsonl", "example_session_state_mgmt_resources_server",
+			func() framework.Server { return new(examplesessionstatemgmt.Counter) }},
+	} {
+		t.Run(tc.instance, func(t *testing.T) {
+			t.Parallel()
+			replayPeerParity(t, filepath.Join("..", "..", "shared", "data", "nemo-gym-peer", tc.file), tc.instance, tc.srv)
+		})
+	}
+}
+
+func replayPeerParity(t *testing.T, path, instance string, srv func() framework.Server) {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Skipf("no peer goldens: %v", err)
 	}
 	defer f.Close()
-	p := newParityPair(t, func() framework.Server { return new(examplemcpweather.Weather) }, "example_mcp_weather", nil)
+	p := newParityPair(t, srv, instance, nil)
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 64<<20)
 	mcpSteps, leanSteps := 0, 0

@@ -45,6 +45,11 @@ type MCPConfig struct {
 	// ConfirmTimeout (mcp.confirm_timeout, >= 0; 0 or absent: 60s) is how long a tool's
 	// framework.Confirm waits for the user's answer before refusing.
 	ConfirmTimeout time.Duration `koanf:"confirm_timeout"`
+	// Lean (mcp.lean, default true) lets a stateless MCP door answer the common requests (one
+	// tools/call, tools/list, initialize, ping, notifications/initialized) itself, with the
+	// bytes the go-sdk answers, and hand the rest to the go-sdk; false serves every request
+	// through the go-sdk (mcpexpose.Options.SDKOnly). nil (absent or null): true.
+	Lean *bool `koanf:"lean"`
 }
 
 // MCPServerInfo is mcp.server_info: the initialize result's serverInfo and instructions. An

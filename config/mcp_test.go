@@ -48,6 +48,19 @@ func TestMCPStatefulKeys(t *testing.T) {
 	}
 }
 
+func TestMCPLeanKey(t *testing.T) {
+	t.Parallel()
+	dir := writeDir(t, map[string]string{"c.yaml": server("a", "expose_tools_over_mcp: true", "mcp: {lean: false}") +
+		server("b", "mcp: {lean: true}") + server("c", "mcp: {lean: null}")})
+	c := mustLoad(t, opts(dir, []string{"c.yaml"}))
+	for name, want := range map[string]*bool{"a": new(false), "b": new(true), "c": nil} {
+		inst, _ := c.Instance(name)
+		if !reflect.DeepEqual(inst.MCP.Lean, want) {
+			t.Errorf("%s: mcp.lean = %v, want %v", name, inst.MCP.Lean, want)
+		}
+	}
+}
+
 func TestMCPBlockProblems(t *testing.T) {
 	t.Parallel()
 	const blk = "w.resources_servers.w"

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,10 +20,12 @@ import (
 // BenchmarkToolCall compares, over real loopback HTTP with keep-alive, one
 // tool call through:
 //
-//	http: the HTTP door, POST /get_weather with the session cookie;
-//	mcp:  the MCP door, POST /mcp tools/call get_weather with the token;
-//	sdk:  the bare go-sdk stateless JSON path, a trivial raw tool on
-//	      mcp.NewStreamableHTTPHandler, no gymkit at all.
+//	http:        the HTTP door, POST /get_weather with the session cookie;
+//	mcp:         the MCP door, POST /mcp tools/call get_weather with the
+//	             token (the lean path answers it);
+//	mcp_sdkonly: the same door with Options.SDKOnly (the go-sdk path);
+//	sdk:         the bare go-sdk stateless JSON path, a trivial raw tool on
+//	             mcp.NewStreamableHTTPHandler, no gymkit at all.
 //
 // mcp/sdk is what gymkit adds on top of the SDK; http/mcp is what the MCP
 // protocol costs against a plain route. Run:
@@ -42,6 +45,13 @@ func BenchmarkToolCall(b *testing.B) {
 		hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
 			"Mcp-Protocol-Version": {"2025-06-18"}, mcpexpose.TokenHeader: {ro.token}}
 		benchPost(b, client, h.URL+"/mcp", callMsg, hdr, `"isError":false`)
+	})
+	b.Run("mcp_sdkonly", func(b *testing.B) {
+		hs := benchWeather(b, func(o *mcpexpose.Options) { o.SDKOnly = true })
+		ros := benchSeed(b, hs)
+		hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+			"Mcp-Protocol-Version": {"2025-06-18"}, mcpexpose.TokenHeader: {ros.token}}
+		benchPost(b, client, hs.URL+"/mcp", callMsg, hdr, `"isError":false`)
 	})
 	b.Run("sdk", func(b *testing.B) {
 		srv := mcp.NewServer(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
@@ -100,8 +110,12 @@ func benchPost(b *testing.B, client *http.Client, url, body string, hdr http.Hea
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 }
 
-func benchWeather(b *testing.B) *host {
-	h, handler, err := compose(b, &benchServer{}, hostOptions{instance: "example_mcp_weather"})
+func benchWeather(b *testing.B, mod ...func(*mcpexpose.Options)) *host {
+	var door func(*mcpexpose.Options)
+	if len(mod) > 0 {
+		door = mod[0]
+	}
+	h, handler, err := compose(b, &benchServer{}, hostOptions{instance: "example_mcp_weather", door: door})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -132,4 +146,59 @@ func benchSeed(b *testing.B, h *host) rollout {
 		}
 	}
 	return ro
+}
+
+// BenchmarkLeanPath compares, in process (ServeHTTP on the composed
+// handler: session middleware, the door, the tool updating its session
+// state), one tools/call get_weather on the lean path and on the go-sdk
+// path (Options.SDKOnly) of the same server:
+//
+//	lean, sdk: each path alone (ns/op, B/op, allocs/op);
+//	ratio:     both in one loop, alternating, reporting each path's ns/op
+//	           and sdk/lean, the speed-up measured under the same load.
+//
+// Run:
+//
+//	go test ./mcpexpose -run '^$' -bench LeanPath -benchmem
+func BenchmarkLeanPath(b *testing.B) {
+	p := newParityPair(b, func() framework.Server { return &benchServer{} }, "example_mcp_weather", nil)
+	p.seedBoth(b, "T", `{}`)
+	row := parityRow{body: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_weather","arguments":{"city":"Paris"}}}`,
+		header: []string{mcpexpose.TokenHeader, "{{T}}"}}
+	call := func(b *testing.B, door int) {
+		req := p.request(row, door, "http://127.0.0.1")
+		req.Host = "127.0.0.1"
+		rec := httptest.NewRecorder()
+		[]http.Handler{p.leanH, p.sdkH}[door].ServeHTTP(rec, req)
+		if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"isError":false`) {
+			b.Fatalf("%d %s", rec.Code, rec.Body)
+		}
+	}
+	b.Run("lean", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			call(b, 0)
+		}
+	})
+	b.Run("sdk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			call(b, 1)
+		}
+	})
+	b.Run("ratio", func(b *testing.B) {
+		var lean, sdk time.Duration
+		n := 0
+		for b.Loop() {
+			t0 := time.Now()
+			call(b, 0)
+			t1 := time.Now()
+			call(b, 1)
+			lean, sdk = lean+t1.Sub(t0), sdk+time.Since(t1)
+			n++
+		}
+		b.ReportMetric(float64(lean.Nanoseconds())/float64(n), "lean-ns/call")
+		b.ReportMetric(float64(sdk.Nanoseconds())/float64(n), "sdk-ns/call")
+		b.ReportMetric(float64(sdk)/float64(lean), "sdk/lean")
+	})
 }

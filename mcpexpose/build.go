@@ -146,13 +146,17 @@ func (d *Door) build(app *framework.App, tools []framework.Tool) error {
 		d.filter = f
 	}
 
+	// tools (without listChanged: the tool list never changes) even when
+	// nothing is exposed, and logging, which the SDK implements
+	// (logging/setLevel).
+	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}
+	if err := d.renderInitResults(caps); err != nil {
+		return err
+	}
 	srv := mcp.NewServer(d.implementation(), &mcp.ServerOptions{
-		Logger:       sdkLogger(d.log),
-		Instructions: d.info.Instructions,
-		// tools (without listChanged: the tool list never changes) even
-		// when nothing is exposed, and logging, which the SDK implements
-		// (logging/setLevel).
-		Capabilities:              &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}},
+		Logger:                    sdkLogger(d.log),
+		Instructions:              d.info.Instructions,
+		Capabilities:              caps,
 		SupportedProtocolVersions: protocolVersions,
 	})
 	for _, e := range d.sorted {

@@ -131,33 +131,60 @@ func token(req mcp.Request) string {
 // a valid token's allow-list. A missing or invalid token lists everything
 // (contract d.6).
 func (d *Door) list(req mcp.Request) mcp.Result {
-	raw := d.listAll
-	if tok := token(req); tok != "" {
+	return &listResult{ListToolsResult: &mcp.ListToolsResult{}, raw: d.listRaw(token(req))}
+}
+
+// listRaw is the tools/list result for the session token tok ("" if none),
+// rendered: both paths of the door answer it (see lean.go).
+func (d *Door) listRaw(tok string) []byte {
+	if tok != "" {
 		if c, ok := d.verify(tok); ok && c.Tools != nil {
-			raw = renderList(d.sorted, func(name string) bool { return slices.Contains(c.Tools, name) })
+			return renderList(d.sorted, func(name string) bool { return slices.Contains(c.Tools, name) })
 		}
 	}
-	return &listResult{ListToolsResult: &mcp.ListToolsResult{}, raw: raw}
+	return d.listAll
 }
 
 // call answers tools/call in contract d.6's order: unknown name, missing
 // token, invalid token, not allowed, then the tool itself in the token's
 // session.
 func (d *Door) call(ctx context.Context, req *mcp.CallToolRequest) *callResult {
-	name := toolName(req)
+	site := callSite{sdk: ctx, http: ctx}
+	if x := d.exchangeOf(ctx, req); x != nil {
+		site.http, site.streamOK, site.mcpSession = x.Context, x.streamOK, x.sid
+	}
+	var args json.RawMessage
+	if req != nil && req.Params != nil {
+		args = req.Params.Arguments
+	}
+	return d.callTool(site, req, toolName(req), token(req), args)
+}
+
+// callSite is where a tools/call came from.
+type callSite struct {
+	sdk        context.Context // the SDK's handler context; nil on the lean path
+	http       context.Context // the HTTP request's: the tool runs under it
+	streamOK   bool            // the client's Accept allows text/event-stream
+	mcpSession string          // stateful: the MCP session id ("" if none)
+}
+
+// callTool answers the tools/call of the tool name with the raw arguments
+// args and the session token tok ("" if none), for both paths of the door
+// (req is nil on the lean path): the checks of contract d.6 in its order,
+// then the tool in the token's session.
+func (d *Door) callTool(site callSite, req *mcp.CallToolRequest, name, tok string, args json.RawMessage) *callResult {
+	ctx := site.http
 	e := d.tools[name]
 	if e == nil {
 		return errorResult("Unknown tool: " + pyRepr(name) + d.unknown)
 	}
-	x := d.exchangeOf(ctx, req)
-	tok := token(req)
 	var sid string
 	switch {
-	case tok == "" && d.stateful && x != nil && x.sid != "":
+	case tok == "" && d.stateful && site.mcpSession != "":
 		// A stateful MCP session is a rollout of its own for calls
 		// without a token.
 		var ok bool
-		if sid, ok = d.mcpSessions.rolloutID(x.sid); !ok {
+		if sid, ok = d.mcpSessions.rolloutID(site.mcpSession); !ok {
 			return errorResult(textMissingToken)
 		}
 	case tok == "":
@@ -172,14 +199,13 @@ func (d *Door) call(ctx context.Context, req *mcp.CallToolRequest) *callResult {
 		}
 		sid = c.SID
 	}
-	args := req.Params.Arguments
 	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
 		args = nil // missing arguments are {} (Tool.Call substitutes it)
 	}
 	if e.repair != nil && args != nil {
 		args = d.repairArgs(ctx, e, args) // mcp.coerce_json_strings
 	}
-	res, err := d.run(ctx, x, req, e, sid, args)
+	res, err := d.run(site, req, e, sid, args)
 	if err != nil {
 		err = d.app.MaskError(ctx, err, "tool", name, "door", "mcp") // mask_internal_errors
 		st := framework.StatusOf(err)
@@ -249,13 +275,8 @@ type outcome struct {
 // values fall back to the SDK's (see callContext). In stateful mode the
 // SDK's context ends when the client sends notifications/cancelled for the
 // call, and so does the tool's.
-func (d *Door) run(ctx context.Context, x *exchange, req *mcp.CallToolRequest, e *exposed, sid string, args json.RawMessage) (any, error) {
-	sdkCtx := ctx
-	streamOK := false
-	if x != nil {
-		ctx = x.Context
-		streamOK = x.streamOK
-	}
+func (d *Door) run(site callSite, req *mcp.CallToolRequest, e *exposed, sid string, args json.RawMessage) (any, error) {
+	ctx, sdkCtx, streamOK := site.http, site.sdk, site.streamOK
 	if d.stateful {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
@@ -263,7 +284,11 @@ func (d *Door) run(ctx context.Context, x *exchange, req *mcp.CallToolRequest, e
 		stop := context.AfterFunc(sdkCtx, cancel)
 		defer stop()
 	}
-	tctx := framework.WithMCPClient(callContext{Context: ctx, sdk: sdkCtx}, &client{d: d, req: req, streamOK: streamOK})
+	var base context.Context = callContext{Context: ctx, sdk: sdkCtx}
+	if sdkCtx == nil {
+		base = ctx // the lean path: no SDK context
+	}
+	tctx := framework.WithMCPClient(base, &client{d: d, req: req, streamOK: streamOK})
 	ch := make(chan outcome, 1)
 	go callTool(session.WithID(tctx, d.sessions, sid), e.tool, args, ch)
 	o := <-ch

@@ -67,6 +67,19 @@
 // Content-Type) get Python's answers, as the recorded answers of NeMo's
 // Python servers show them (internal/peerreplay).
 //
+// # The lean path
+//
+// A stateless door answers the common requests itself (issue 14): a POST
+// holding one tools/call, tools/list, initialize, ping or
+// notifications/initialized of the shapes agents send is read once by the
+// door's own reader and answered with the bytes the go-sdk path answers
+// (status, headers, body; TestLeanParity and FuzzLeanParity compare the two
+// paths), through the same token, allow-list, session and
+// framework.Tool.Call code. Everything else (_meta and progress streams,
+// other methods, batches, unusual ids, a stateful door) is served by the
+// go-sdk as before. Options.SDKOnly (mcp.lean: false) turns the lean path
+// off. See lean.go for the shapes it takes.
+//
 // docs/mcp.md describes the door for users: wiring, tokens, allow-lists,
 // the differences from Python, and the conformance results.
 package mcpexpose

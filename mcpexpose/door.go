@@ -135,6 +135,14 @@ type Options struct {
 	// waits for the user's answer before refusing; 0 means
 	// framework.DefaultConfirmTimeout (60 s).
 	ConfirmTimeout time.Duration
+	// SDKOnly (mcp.lean: false) turns the lean path off: every request is
+	// served through the go-sdk. Off (the default), a stateless door
+	// answers the common requests itself (one tools/call, tools/list,
+	// initialize or ping, and notifications/initialized, of the shapes
+	// agents send) with the same bytes the go-sdk path answers, and hands
+	// everything else to the go-sdk (see docs/mcp.md, Transport). A
+	// stateful door always serves through the go-sdk.
+	SDKOnly bool
 }
 
 // Door serves one instance's tools over MCP: Streamable HTTP on the
@@ -166,7 +174,10 @@ type Door struct {
 	confirmTimeout time.Duration
 	exchanges      sync.Map // stateful: exchange number -> *exchange, while it is served
 	exchangeSeq    atomic.Uint64
-	sdkStream      http.Handler // stateless: the SSE-mode handler for calls with a progress token
+	sdkStream      http.Handler      // stateless: the SSE-mode handler for calls with a progress token
+	lean           bool              // stateless and not Options.SDKOnly: the lean path is on (lean.go)
+	initResults    map[string][]byte // lean: the initialize results by protocol version
+	leanAnswers    atomic.Uint64     // requests the lean path answered
 
 	app     *framework.App
 	filter  framework.SessionToolFilter // nil: every seed is unrestricted
@@ -232,6 +243,7 @@ func New(opts Options) (*Door, error) {
 
 		stateful:       opts.Stateful,
 		confirmTimeout: opts.ConfirmTimeout,
+		lean:           !opts.Stateful && !opts.SDKOnly,
 	}
 	if opts.Stateful {
 		d.mcpSessions = newMCPSessions(opts.SessionIdleTimeout, opts.MaxSessionsPerPrincipal)

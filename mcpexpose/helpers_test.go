@@ -242,6 +242,7 @@ type hostOptions struct {
 	instance string
 	noMCP    bool // expose_tools_over_mcp: false
 	door     func(*mcpexpose.Options)
+	state    session.StateStore // the session manager's State; nil: the memory store
 }
 
 // compose builds srv as the host does; it returns the Build or Attach
@@ -254,7 +255,7 @@ func compose(t testing.TB, srv framework.Server, ho hostOptions) (*host, http.Ha
 	logs := &logBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cookie := "store___" + ho.instance
-	sm := session.NewManager(session.Options{CookieName: cookie})
+	sm := session.NewManager(session.Options{CookieName: cookie, State: ho.state})
 	h := &host{sessions: sm, cookie: cookie, logs: logs}
 	opts := framework.Options{Name: ho.instance, Logger: log}
 	if !ho.noMCP {

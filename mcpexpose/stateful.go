@@ -451,6 +451,9 @@ type client struct {
 }
 
 func (c *client) Progress(ctx context.Context, progress, total float64, message string) error {
+	if c.req == nil {
+		return nil // the lean path: a call without a progress token (see lean.go)
+	}
 	tok := c.req.Params.GetProgressToken()
 	if tok == nil || c.req.Session == nil {
 		return nil
@@ -460,11 +463,14 @@ func (c *client) Progress(ctx context.Context, progress, total float64, message 
 }
 
 func (c *client) Log(ctx context.Context, level framework.ClientLogLevel, logger string, data any) error {
-	if c.req.Session == nil {
+	if c.req != nil && c.req.Session == nil {
 		return nil
 	}
 	if !loggingLevels[mcp.LoggingLevel(level)] {
 		return fmt.Errorf("mcpexpose: %q is not an MCP log level", level)
+	}
+	if c.req == nil {
+		return leanLog(level)
 	}
 	return c.req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level), Logger: logger, Data: data})
 }
@@ -477,7 +483,7 @@ func (c *client) Elicit(ctx context.Context, message string, schema json.RawMess
 	case !c.streamOK:
 		return framework.ElicitAnswer{}, fmt.Errorf("%w: the call's Accept header does not allow text/event-stream",
 			framework.ErrElicitationUnavailable)
-	case c.req.Session == nil:
+	case c.req == nil || c.req.Session == nil:
 		return framework.ElicitAnswer{}, fmt.Errorf("%w: no MCP session", framework.ErrElicitationUnavailable)
 	}
 	if ip := c.req.Session.InitializeParams(); ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {

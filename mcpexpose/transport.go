@@ -121,10 +121,15 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !d.checkBody(w, body) {
 		return
 	}
-	body, id, dropVersion, done := preflight(w, body, r.Header.Get("Mcp-Protocol-Version"))
+	sdkBody, id, dropVersion, done := preflight(w, body, r.Header.Get("Mcp-Protocol-Version"))
 	if done {
 		return
 	}
+	if d.lean && id == nil && !dropVersion && sameBytes(sdkBody, body) && d.serveLean(w, r, body, streamOK) {
+		d.leanAnswers.Add(1)
+		return // answered as the SDK would (lean.go)
+	}
+	body = sdkBody
 	// One allocation for what the SDK gets: a copy of the request reading
 	// the body from memory, under a context that leads tools/call back to
 	// the exchange, and the writer that rewrites the SDK's answers.
@@ -155,6 +160,12 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		d.sdk.ServeHTTP(&x.rw, &x.req)
 		x.rw.finish()
 	}
+}
+
+// sameBytes reports whether a and b are the same slice (preflight returns
+// the body it was given when it changed nothing).
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // exchangeHeader is the request header through which a stateful tools/call

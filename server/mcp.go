@@ -43,6 +43,7 @@ func mcpExtension() Extension {
 				SessionIdleTimeout:      inst.Config.MCP.SessionIdleTimeout,
 				MaxSessionsPerPrincipal: inst.Config.MCP.MaxSessionsPerPrincipal,
 				ConfirmTimeout:          inst.Config.MCP.ConfirmTimeout,
+				SDKOnly:                 inst.Config.MCP.Lean != nil && !*inst.Config.MCP.Lean,
 			})
 			if err != nil {
 				return err

@@ -67,10 +67,13 @@ type Config struct {
 
 // Scenario names, the rows of the load table.
 const (
-	ScenarioChi           = "bare chi"
-	ScenarioGymkitHTTP    = "gymkit HTTP"
-	ScenarioSDK           = "bare go-sdk"
-	ScenarioGymkitMCP     = "gymkit MCP"
+	ScenarioChi        = "bare chi"
+	ScenarioGymkitHTTP = "gymkit HTTP"
+	ScenarioSDK        = "bare go-sdk"
+	ScenarioGymkitMCP  = "gymkit MCP"
+	// ScenarioGymkitMCPSDK is gymkit MCP on the go-sdk path (mcp.lean:
+	// false): the lean path's baseline in the same run.
+	ScenarioGymkitMCPSDK  = "gymkit MCP sdk-only"
 	ScenarioWorkplaceHTTP = "workplace HTTP"
 	ScenarioWorkplaceMCP  = "workplace MCP"
 	ScenarioSeedEmpty     = "workplace seed {}"
@@ -87,7 +90,7 @@ const (
 )
 
 // ScenarioNames are every load scenario, in table order.
-var ScenarioNames = []string{ScenarioChi, ScenarioGymkitHTTP, ScenarioSDK, ScenarioGymkitMCP,
+var ScenarioNames = []string{ScenarioChi, ScenarioGymkitHTTP, ScenarioSDK, ScenarioGymkitMCP, ScenarioGymkitMCPSDK,
 	ScenarioWorkplaceHTTP, ScenarioWorkplaceMCP, ScenarioSeedEmpty, ScenarioSeedRow,
 	ScenarioRedisHTTP, ScenarioRedisHTTP2, ScenarioRedisMCP, ScenarioRedisMCP2}
 
@@ -651,26 +654,8 @@ func (d *driver) scenarios() []scenario {
 			}
 			return call, check, nil
 		}},
-		{name: ScenarioGymkitMCP, kind: KindCounter, client: func(ctx context.Context, _ *driver, p *proc, hc *http.Client) (func() error, func(int) error, error) {
-			_, token, err := seed(ctx, hc, p.url, `{"initial_count":0}`)
-			if err != nil {
-				return nil, nil, err
-			}
-			hdr := mcpHeaders(mcpexpose.TokenHeader, token)
-			url := p.url + mcpexpose.URLPath
-			call := func() error {
-				_, err := expect(ctx, hc, url, mcpCall(2, "increment_counter", incBody), hdr, incWant)
-				return err
-			}
-			check := func(n int) error {
-				b, err := expect(ctx, hc, url, mcpCall(3, "get_counter_value", `{}`), hdr, "count")
-				if err != nil {
-					return err
-				}
-				return countIs(b, n)
-			}
-			return call, check, nil
-		}},
+		{name: ScenarioGymkitMCP, kind: KindCounter, client: mcpCounter},
+		{name: ScenarioGymkitMCPSDK, kind: KindCounterSDK, client: mcpCounter},
 		{name: ScenarioWorkplaceHTTP, kind: KindWorkplace, client: func(ctx context.Context, d *driver, p *proc, hc *http.Client) (func() error, func(int) error, error) {
 			cookie, _, err := seed(ctx, hc, p.url, string(d.row))
 			if err != nil {
@@ -802,4 +787,28 @@ func loadavg() string {
 		return f[0]
 	}
 	return "?"
+}
+
+// mcpCounter is one rollout of the counter over gymkit's MCP door: seeded
+// over HTTP, then tools/call with the seed's session token (no initialize:
+// stateless, as NeMo's agents call it).
+func mcpCounter(ctx context.Context, _ *driver, p *proc, hc *http.Client) (func() error, func(int) error, error) {
+	_, token, err := seed(ctx, hc, p.url, `{"initial_count":0}`)
+	if err != nil {
+		return nil, nil, err
+	}
+	hdr := mcpHeaders(mcpexpose.TokenHeader, token)
+	url := p.url + mcpexpose.URLPath
+	call := func() error {
+		_, err := expect(ctx, hc, url, mcpCall(2, "increment_counter", incBody), hdr, incWant)
+		return err
+	}
+	check := func(n int) error {
+		b, err := expect(ctx, hc, url, mcpCall(3, "get_counter_value", `{}`), hdr, "count")
+		if err != nil {
+			return err
+		}
+		return countIs(b, n)
+	}
+	return call, check, nil
 }

@@ -261,6 +261,18 @@ func (d *driver) report(scens []scenario, res map[string]map[int][]point, weathe
 		ratio(fmt.Sprintf("gymkit MCP / bare go-sdk calls/s, %s", clientsText(c)), v, ok, ">= 1.5", v >= 1.5, c == 32)
 	}
 	for _, c := range d.cfg.Clients {
+		// The lean path against the go-sdk path of the same door: no
+		// target of its own (the targets above are what it is for).
+		for _, m := range []struct {
+			what string
+			f    func(agg) float64
+		}{{"calls/s", rate}, {"server CPU per call", cpu}} {
+			if v, ok := pair(ScenarioGymkitMCP, ScenarioGymkitMCPSDK, c, m.f); ok {
+				fmt.Fprintf(&b, "| gymkit MCP (lean path) / gymkit MCP sdk-only %s, %s | %.2f | (the go-sdk path of the same door) | |\n", m.what, clientsText(c), v)
+			}
+		}
+	}
+	for _, c := range d.cfg.Clients {
 		v, ok := pair(ScenarioGymkitHTTP, ScenarioChi, c, rate)
 		ratio(fmt.Sprintf("gymkit HTTP / bare chi calls/s, %s", clientsText(c)), v, ok, ">= 0.9", v >= 0.9, c == 32)
 	}

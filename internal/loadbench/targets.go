@@ -37,6 +37,10 @@ const (
 	// KindCounter is gymkit serving servers/example_session_state_mgmt's
 	// shipped config: the HTTP door and the MCP door of one instance.
 	KindCounter = "counter"
+	// KindCounterSDK is KindCounter with mcp.lean: false: its MCP door
+	// serves every request through the go-sdk (the baseline of the lean
+	// path, issue 14).
+	KindCounterSDK = "counter-sdkonly"
 	// KindWeather is gymkit serving servers/example_mcp_weather (its
 	// get_weather appends every call to the rollout's session state).
 	KindWeather = "weather"
@@ -46,7 +50,7 @@ const (
 )
 
 // Kinds are every server kind, in the order the driver starts them.
-var Kinds = []string{KindChi, KindCounter, KindSDK, KindWeather, KindWorkplace}
+var Kinds = []string{KindChi, KindCounter, KindCounterSDK, KindSDK, KindWeather, KindWorkplace}
 
 // The Redis kinds serve the counter like KindCounter, with its state in the
 // Redis named by GYMKIT_REDIS_URL (session.store: redis, a fixed
@@ -103,6 +107,9 @@ func Build(ctx context.Context, kind, root string) (*Target, error) {
 	switch kind {
 	case KindCounter:
 		files = []string{"servers/example_session_state_mgmt/configs/example_session_state_mgmt.yaml"}
+	case KindCounterSDK:
+		files = []string{"servers/example_session_state_mgmt/configs/example_session_state_mgmt.yaml"}
+		overrides = []string{"example_session_state_mgmt_resources_server.resources_servers.example_session_state_mgmt.mcp.lean=false"}
 	case KindCounterRedis, KindCounterRedis2:
 		url := os.Getenv("GYMKIT_REDIS_URL")
 		if url == "" {

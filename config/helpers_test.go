@@ -1,15 +1,15 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/gymkit/gymkit/internal/syncbuf"
 )
 
 // writeDir writes files (name -> YAML) into a fresh temporary directory and returns it.
@@ -130,20 +130,5 @@ func server(name string, extra ...string) string {
 	return b.String()
 }
 
-// syncBuffer is a bytes.Buffer safe for a logger.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer = syncbuf.Buffer

@@ -48,12 +48,15 @@ const sampleEvery = 100 * time.Microsecond
 // concurrently with other work: everything the process allocates meanwhile
 // counts.
 func Peak(f func() (any, error)) (peak, alloc uint64) {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	// Two readers, one for the sampler and one for this goroutine: a
+	// metrics.Sample slice must not be read into from two at once.
+	read, sampleRead := heapReader(), heapReader()
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	base := read()
+	// The sampler owns its high-water mark until it stops; wg.Wait orders
+	// its last write before the read below.
 	high := base
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -65,17 +68,28 @@ func Peak(f func() (any, error)) (peak, alloc uint64) {
 			case <-stop:
 				return
 			case <-t.C:
-				high = max(high, read())
+				high = max(high, sampleRead())
 			}
 		}
 	})
 	v, _ := f()
-	high = max(high, read())
+	last := read()
 	close(stop)
 	wg.Wait()
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(v)
-	return max(high, read()) - base, after.TotalAlloc - before.TotalAlloc
+	return max(high, last, read()) - base, after.TotalAlloc - before.TotalAlloc
+}
+
+// heapReader returns a function that reads the bytes of the heap's live
+// objects (runtime/metrics /memory/classes/heap/objects:bytes) without
+// allocating; one goroutine at a time may call it.
+func heapReader() func() uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	return func() uint64 {
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
 }
 
 // PeakDuring is [Peak] for a function that returns nothing (what it keeps

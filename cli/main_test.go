@@ -10,11 +10,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/syncbuf"
 )
 
 // runMainEnv makes the test binary act as the gymkit binary (see TestMain):
@@ -335,23 +335,8 @@ func TestServeBindFailureExit1(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer = syncbuf.Buffer
 
 // readyLine matches "<instance> <url>" with, for an instance that exposes its
 // tools over MCP, " mcp=<url>/mcp" (group 4).

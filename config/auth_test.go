@@ -53,13 +53,7 @@ func TestAuthBlockProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			dir := writeDir(t, map[string]string{"c.yaml": server("w", tt.line)})
-			_, err := Load(opts(dir, []string{"c.yaml"}))
-			ps := problemsOf(t, err)
-			if len(ps) != 1 {
-				t.Fatalf("want one problem, got:\n%v", err)
-			}
-			if p := findProblem(t, ps, tt.key); !strings.Contains(p.Message, tt.message) {
+			if p, _ := loadProblem(t, server("w", tt.line), tt.key); !strings.Contains(p.Message, tt.message) {
 				t.Errorf("problem = %+v\nwant message %q", p, tt.message)
 			}
 		})

@@ -1,15 +1,15 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/gymkit/gymkit/internal/syncbuf"
 )
 
 // writeDir writes files (name -> YAML) into a fresh temporary directory and returns it.
@@ -73,6 +73,44 @@ func findProblem(t *testing.T, ps Problems, key string) Problem {
 	return Problem{}
 }
 
+// loadProblem writes yaml as c.yaml into a fresh directory, loads it, and
+// returns the problem Load reports about key, with Load's error; it fails
+// the test when Load does not fail with Problems, reports more than one
+// problem, or none about key.
+func loadProblem(t *testing.T, yaml, key string) (Problem, error) {
+	t.Helper()
+	dir := writeDir(t, map[string]string{"c.yaml": yaml})
+	_, err := Load(opts(dir, []string{"c.yaml"}))
+	ps := problemsOf(t, err)
+	if len(ps) != 1 {
+		t.Fatalf("want one problem, got:\n%v", err)
+	}
+	return findProblem(t, ps, key), err
+}
+
+// problemCase is a row of a problem table: one line of server block w
+// (key w.resources_servers.w), the key of the one problem it makes, a part
+// of that problem's message, and its suggestion ("" for none).
+type problemCase struct {
+	name, line, key, message, suggest string
+}
+
+// testProblems runs each case as a parallel subtest: loading the line
+// makes exactly one problem, about the case's key, whose message holds the
+// case's message and whose suggestion is the case's.
+func testProblems(t *testing.T, cases []problemCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, _ := loadProblem(t, server("w", tt.line), tt.key)
+			if !strings.Contains(p.Message, tt.message) || p.Suggestion != tt.suggest {
+				t.Errorf("problem = %+v\nwant message %q, suggestion %q", p, tt.message, tt.suggest)
+			}
+		})
+	}
+}
+
 func lookup(t *testing.T, c *Config, key string) any {
 	t.Helper()
 	v, err := c.Lookup(key)
@@ -92,20 +130,5 @@ func server(name string, extra ...string) string {
 	return b.String()
 }
 
-// syncBuffer is a bytes.Buffer safe for a logger.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer = syncbuf.Buffer

@@ -90,13 +90,7 @@ func TestInstanceProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			dir := writeDir(t, map[string]string{"c.yaml": tt.yaml})
-			_, err := Load(opts(dir, []string{"c.yaml"}))
-			ps := problemsOf(t, err)
-			if len(ps) != 1 {
-				t.Fatalf("want one problem, got:\n%v", err)
-			}
-			p := findProblem(t, ps, tt.key)
+			p, _ := loadProblem(t, tt.yaml, tt.key)
 			if !strings.Contains(p.Message, tt.message) || p.Suggestion != tt.suggest || p.File != "c.yaml" || p.Line == 0 {
 				t.Errorf("problem = %+v\nwant message %q, suggestion %q, in c.yaml", p, tt.message, tt.suggest)
 			}

@@ -117,13 +117,7 @@ func TestInterpolationProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			dir := writeDir(t, map[string]string{"c.yaml": tt.extra + server("w", tt.values...)})
-			_, err := Load(opts(dir, []string{"c.yaml"}))
-			ps := problemsOf(t, err)
-			if len(ps) != 1 {
-				t.Fatalf("want exactly one problem, got:\n%v", err)
-			}
-			p := findProblem(t, ps, tt.key)
+			p, _ := loadProblem(t, tt.extra+server("w", tt.values...), tt.key)
 			if !strings.Contains(p.Message, tt.message) || p.Suggestion != tt.suggest {
 				t.Errorf("problem = %v\nwant message containing %q and suggestion %q", p, tt.message, tt.suggest)
 			}

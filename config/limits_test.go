@@ -32,13 +32,7 @@ func TestLimitProblems(t *testing.T) {
 	} {
 		t.Run(tt.line, func(t *testing.T) {
 			t.Parallel()
-			dir := writeDir(t, map[string]string{"c.yaml": server("w", tt.line)})
-			_, err := Load(opts(dir, []string{"c.yaml"}))
-			ps := problemsOf(t, err)
-			if len(ps) != 1 {
-				t.Fatalf("want one problem, got:\n%v", err)
-			}
-			if p := findProblem(t, ps, blk+"."+tt.key); !strings.Contains(p.Message, tt.message) {
+			if p, _ := loadProblem(t, server("w", tt.line), blk+"."+tt.key); !strings.Contains(p.Message, tt.message) {
 				t.Errorf("problem = %+v, want %q", p, tt.message)
 			}
 		})

@@ -2,7 +2,6 @@ package config
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 )
@@ -64,9 +63,7 @@ func TestMCPLeanKey(t *testing.T) {
 func TestMCPBlockProblems(t *testing.T) {
 	t.Parallel()
 	const blk = "w.resources_servers.w"
-	tests := []struct {
-		name, line, key, message, suggest string
-	}{
+	testProblems(t, []problemCase{
 		{"not a mapping", "mcp: [a]", blk + ".mcp", "expected a map", ""},
 		{"unknown key", "mcp: {tool: [a]}", blk + ".mcp.tool", "unknown key", "tools"},
 		{"unknown key, no suggestion", "mcp: {zzzzzz: 1}", blk + ".mcp.zzzzzz", "the keys here are", ""},
@@ -83,20 +80,5 @@ func TestMCPBlockProblems(t *testing.T) {
 		{"server_info not a mapping", "mcp: {server_info: weather}", blk + ".mcp.server_info", "expected a map", ""},
 		{"server_info unknown key", "mcp: {server_info: {nam: x}}", blk + ".mcp.server_info.nam", "unknown key", "name"},
 		{"server_info name not a string", "mcp: {server_info: {name: [x]}}", blk + ".mcp.server_info.name", "expected a string", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			dir := writeDir(t, map[string]string{"c.yaml": server("w", tt.line)})
-			_, err := Load(opts(dir, []string{"c.yaml"}))
-			ps := problemsOf(t, err)
-			if len(ps) != 1 {
-				t.Fatalf("want one problem, got:\n%v", err)
-			}
-			p := findProblem(t, ps, tt.key)
-			if !strings.Contains(p.Message, tt.message) || p.Suggestion != tt.suggest {
-				t.Errorf("problem = %+v\nwant message %q, suggestion %q", p, tt.message, tt.suggest)
-			}
-		})
-	}
+	})
 }

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -29,9 +28,7 @@ func TestMetricsBlock(t *testing.T) {
 func TestMetricsBlockProblems(t *testing.T) {
 	t.Parallel()
 	const blk = "w.resources_servers.w"
-	tests := []struct {
-		name, line, key, message, suggest string
-	}{
+	testProblems(t, []problemCase{
 		{"not a mapping", "metrics: true", blk + ".metrics", "expected a map", ""},
 		{"unknown key", "metrics: {enable: true}", blk + ".metrics.enable", "unknown key", "enabled"},
 		{"enabled not a bool", "metrics: {enabled: yes please}", blk + ".metrics.enabled", "expected true or false", ""},
@@ -43,20 +40,5 @@ func TestMetricsBlockProblems(t *testing.T) {
 		{"under /health", "metrics: {path: /health/metrics}", blk + ".metrics.path", "one of gymkit's own routes", ""},
 		{"under a rollout prefix", "metrics: {path: /ng-rollout/x/metrics}", blk + ".metrics.path", "one of gymkit's own routes", ""},
 		{"auth without an auth block", "metrics: {enabled: true, auth: true}", blk + ".metrics.auth", "needs an auth block", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			dir := writeDir(t, map[string]string{"c.yaml": server("w", tt.line)})
-			_, err := Load(opts(dir, []string{"c.yaml"}))
-			ps := problemsOf(t, err)
-			if len(ps) != 1 {
-				t.Fatalf("want one problem, got:\n%v", err)
-			}
-			p := findProblem(t, ps, tt.key)
-			if !strings.Contains(p.Message, tt.message) || p.Suggestion != tt.suggest {
-				t.Errorf("problem = %+v\nwant message %q, suggestion %q", p, tt.message, tt.suggest)
-			}
-		})
-	}
+	})
 }

@@ -70,10 +70,7 @@ func TestSessionSecretProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			dir := writeDir(t, map[string]string{"c.yaml": server("w", tt.line)})
-			_, err := Load(opts(dir, []string{"c.yaml"}))
-			ps := problemsOf(t, err)
-			p := findProblem(t, ps, tt.key)
+			p, err := loadProblem(t, server("w", tt.line), tt.key)
 			if !strings.Contains(p.Message, tt.message) {
 				t.Errorf("message %q, want %q", p.Message, tt.message)
 			}

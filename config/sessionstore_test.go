@@ -50,13 +50,7 @@ func TestSessionStoreProblems(t *testing.T) {
 	} {
 		t.Run(strings.Join(tt.lines, ";"), func(t *testing.T) {
 			t.Parallel()
-			dir := writeDir(t, map[string]string{"c.yaml": server("w", tt.lines...)})
-			_, err := Load(opts(dir, []string{"c.yaml"}))
-			ps := problemsOf(t, err)
-			if len(ps) != 1 {
-				t.Fatalf("want one problem, got:\n%v", err)
-			}
-			p := findProblem(t, ps, blk+"."+tt.key)
+			p, err := loadProblem(t, server("w", tt.lines...), blk+"."+tt.key)
 			if !strings.Contains(p.Message, tt.message) {
 				t.Errorf("problem = %+v, want %q", p, tt.message)
 			}

@@ -33,15 +33,11 @@ func TestTimeoutKeys(t *testing.T) {
 		{"tool_timeouts: {x: -5}", blk + ".tool_timeouts.x", "or 0 for no limit"},
 		{"tool_timeouts: [x]", blk + ".tool_timeouts", "expected a mapping"},
 	} {
-		dir := writeDir(t, map[string]string{"c.yaml": server("w", tt.line)})
-		_, err := Load(opts(dir, []string{"c.yaml"}))
-		ps := problemsOf(t, err)
-		if len(ps) != 1 {
-			t.Errorf("%s: want one problem, got %v", tt.line, err)
-			continue
-		}
-		if p := ps[0]; p.Key != tt.key || !strings.Contains(p.Message, tt.msg) {
-			t.Errorf("%s: problem %+v, want key %s and %q", tt.line, p, tt.key, tt.msg)
-		}
+		t.Run(tt.line, func(t *testing.T) {
+			t.Parallel()
+			if p, _ := loadProblem(t, server("w", tt.line), tt.key); !strings.Contains(p.Message, tt.msg) {
+				t.Errorf("problem %+v, want %q", p, tt.msg)
+			}
+		})
 	}
 }

@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
-	"runtime/metrics"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/benchutil"
 )
 
 // BenchmarkToolCallHandler measures one typed tool call through App.Handler
@@ -113,40 +111,11 @@ func BenchmarkBigBodyVsEncodingJSON(b *testing.B) {
 		tStd += time.Since(t1)
 	}
 	b.StopTimer()
-	pOurs, pStd := peakDuring(func() { send(ours) }), peakDuring(func() { send(std) })
-	b.ReportMetric(float64(tOurs)/float64(tStd), "time-x")
-	b.ReportMetric(float64(pOurs)/float64(pStd), "peak-x")
-	b.ReportMetric(float64(pOurs)/(1<<20), "gymkit-MB-peak")
-	b.ReportMetric(float64(pStd)/(1<<20), "std-MB-peak")
-	b.ReportMetric(float64(len(body))/(1<<20), "body-MB")
+	pOurs, pStd := benchutil.PeakDuring(func() { send(ours) }), benchutil.PeakDuring(func() { send(std) })
+	benchutil.ReportRatio(b, float64(tOurs), float64(tStd), "time-x")
+	benchutil.ReportRatio(b, float64(pOurs), float64(pStd), "peak-x")
+	benchutil.ReportMB(b, pOurs, "gymkit-MB-peak")
+	benchutil.ReportMB(b, pStd, "std-MB-peak")
+	benchutil.ReportMB(b, len(body), "body-MB")
 	b.SetBytes(int64(len(body)))
-}
-
-// peakDuring runs f once from a collected heap and returns the peak growth
-// of the heap's live objects while it ran.
-func peakDuring(f func()) uint64 {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-	runtime.GC()
-	base := read()
-	high := base
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(100 * time.Microsecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				high = max(high, read())
-			}
-		}
-	})
-	f()
-	high = max(high, read())
-	close(stop)
-	wg.Wait()
-	return max(high, read()) - base
 }

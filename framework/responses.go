@@ -25,10 +25,13 @@ import (
 // The zero ResponseCreateParams (not decoded from a body) has null fields and
 // a null Dump.
 type ResponseCreateParams struct {
-	Input              Value `json:"input"`
-	Tools              Value `json:"tools"`
-	ParallelToolCalls  Value `json:"parallel_tool_calls"`
-	ToolChoice         Value `json:"tool_choice"`
+	Input             Value `json:"input"`
+	Tools             Value `json:"tools"`
+	ParallelToolCalls Value `json:"parallel_tool_calls"`
+	ToolChoice        Value `json:"tool_choice"`
+
+	// The other fields are the model's optional parameters of the same JSON
+	// names (OpenAI's Responses API create parameters), null when absent.
 	Background         Value `json:"background"`
 	Conversation       Value `json:"conversation"`
 	Include            Value `json:"include"`

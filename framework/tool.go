@@ -48,10 +48,10 @@ func DoorOf(ctx context.Context) Door {
 // Annotations are the MCP tool annotations (MCP spec "ToolAnnotations"). A nil
 // pointer means "not stated"; the MCP door omits it.
 type Annotations struct {
-	ReadOnly    *bool
-	Destructive *bool
-	Idempotent  *bool
-	OpenWorld   *bool
+	ReadOnly    *bool // readOnlyHint: the tool does not modify its environment ([ReadOnly])
+	Destructive *bool // destructiveHint: the tool may destroy data ([Destructive])
+	Idempotent  *bool // idempotentHint: a repeated call has no further effect ([Idempotent])
+	OpenWorld   *bool // openWorldHint: the tool reaches outside the environment ([OpenWorld])
 }
 
 // Tool is one callable tool: a typed route made by [Post], or a dispatcher

@@ -1,7 +1,6 @@
 package mcpexpose_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,12 +11,12 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/syncbuf"
 	"github.com/gymkit/gymkit/mcpexpose"
 	"github.com/gymkit/gymkit/session"
 )
@@ -208,23 +207,8 @@ func (Shapes) Routes(r *framework.Router) {
 
 // ---- the harness: a host in miniature ----
 
-// logBuffer is a concurrency-safe log sink.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// logBuffer is a bytes.Buffer safe for concurrent use.
+type logBuffer = syncbuf.Buffer
 
 // host is one instance served the way package server composes it:
 // session middleware around door.Mount around the App's handler.

@@ -122,13 +122,17 @@ type Summary struct {
 // Failure is one failed rollout.
 type Failure struct {
 	TaskIndex, RolloutIndex string // JSON text
-	Class                   string
-	Error                   string
+	// Class is the failure's _ng_failure_class, as in Summary.ByClass.
+	Class string
+	// Error is the failure's message, as written to the failures file.
+	Error string
 }
 
 // AgentMetrics are one agent's key metrics (an ordered JSON object).
 type AgentMetrics struct {
-	Name       string
+	// Name is the agent's name, as in the aggregate metrics file.
+	Name string
+	// KeyMetrics is the agent's key_metrics object, in its key order.
 	KeyMetrics framework.Value
 }
 
@@ -562,14 +566,16 @@ func same(a, b string) bool {
 // reached at all (connection refused, no such host, TLS failure): nothing
 // was run or written.
 type UnreachableError struct {
-	URL string
-	Err error // the transport's error
+	URL string // the instance's base URL
+	Err error  // the transport's error
 }
 
+// Error is "cannot reach the instance at <URL>: <Err>".
 func (e *UnreachableError) Error() string {
 	return fmt.Sprintf("cannot reach the instance at %s: %v", e.URL, e.Err)
 }
 
+// Unwrap returns the transport's error, for errors.Is and errors.As.
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // reach makes one GET request to base/: any HTTP answer, whatever its

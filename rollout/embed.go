@@ -42,8 +42,11 @@ type EmbedOptions struct {
 
 // UsageError is a wrong --instance (none given for a configuration of
 // several, or an unknown name); it lists the instances.
-type UsageError struct{ Msg string }
+type UsageError struct {
+	Msg string // the whole message, naming the instances
+}
 
+// Error returns Msg.
 func (e *UsageError) Error() string { return e.Msg }
 
 // Embedded is an instance served in process on a loopback port.

@@ -29,11 +29,13 @@ const (
 // InputError is a problem with the input rows, found before any rollout
 // runs (gymkit rollout exits 2).
 type InputError struct {
-	Path string
-	Line int // 1-based; 0 when the problem is the file itself
-	Msg  string
+	Path string // the input file, as given
+	Line int    // 1-based; 0 when the problem is the file itself
+	Msg  string // what is wrong, without the file and line
 }
 
+// Error is "input <Path>: <Msg>", or with a Line
+// "input <Path> line <Line>: <Msg>".
 func (e *InputError) Error() string {
 	if e.Line == 0 {
 		return fmt.Sprintf("input %s: %s", e.Path, e.Msg)

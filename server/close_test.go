@@ -3,8 +3,6 @@ package server_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -58,20 +56,10 @@ func startClose(t *testing.T, env *closeEnv, cfg config.Instance) (*server.Insta
 
 // rawPost posts body to path with the cookie (if any) and returns the
 // status, the body and the Set-Cookie lines.
-func rawPost(t *testing.T, ts *httptest.Server, path, cookie, body string) (int, string, []string) {
+func rawPost(t testing.TB, ts *httptest.Server, path, cookie, body string) (int, string, []string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", ts.URL+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if cookie != "" {
-		req.Header.Set("Cookie", cookie)
-	}
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), resp.Header.Values("Set-Cookie")
+	code, h, b := postJSON(t, ts, path, body, "Cookie", cookie)
+	return code, b, h.Values("Set-Cookie")
 }
 
 // TestCloseSessionFreesState (issue 11, lifecycle): POST /close_session runs

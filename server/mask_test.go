@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
@@ -46,19 +44,8 @@ func TestMaskInternalErrorsInstance(t *testing.T) {
 	ts := httptest.NewServer(inst.Handler())
 	t.Cleanup(ts.Close)
 	post := func(path, body string, hdr ...string) (int, string) {
-		req, _ := http.NewRequest("POST", ts.URL+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		for i := 0; i+1 < len(hdr); i += 2 {
-			req.Header.Set(hdr[i], hdr[i+1])
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
+		code, _, b := postJSON(t, ts, path, body, append([]string{"Accept", mcpAccept}, hdr...)...)
+		return code, b
 	}
 	_, seed := post("/seed_session", `{}`)
 	var s struct {

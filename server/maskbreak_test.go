@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -83,19 +82,7 @@ func TestBreakMaskAndRepair(t *testing.T) {
 	ts := httptest.NewServer(inst.Handler())
 	t.Cleanup(ts.Close)
 	post := func(path, body string, hdr ...string) (int, http.Header, string) {
-		req, _ := http.NewRequest("POST", ts.URL+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		for i := 0; i+1 < len(hdr); i += 2 {
-			req.Header.Set(hdr[i], hdr[i+1])
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, res.Header, string(b)
+		return postJSON(t, ts, path, body, append([]string{"Accept", mcpAccept}, hdr...)...)
 	}
 	_, _, seed := post("/seed_session", `{}`)
 	var s struct {

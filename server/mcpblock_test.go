@@ -1,8 +1,6 @@
 package server_test
 
 import (
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -21,16 +19,8 @@ func TestMCPBlockReachesTheDoor(t *testing.T) {
 	_, ts := startSess(t, cfg, nil)
 	rpc := func(body string) string {
 		t.Helper()
-		req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
+		_, _, b := postJSON(t, ts, "/mcp", body, "Accept", mcpAccept)
+		return b
 	}
 	init := rpc(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
 	if !strings.Contains(init, `"serverInfo":{"name":"sessions","version":"9.9"}`) || !strings.Contains(init, `"instructions":"Count."`) {

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -67,24 +65,13 @@ func startSess(t testing.TB, cfg config.Instance, log *slog.Logger) (*server.Ins
 // the answer and its session cookie ("name=value").
 func httpCall(t testing.TB, ts *httptest.Server, path, cookie string) (sessOut, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", ts.URL+path, strings.NewReader(`{}`))
-	req.Header.Set("Content-Type", "application/json")
-	if cookie != "" {
-		req.Header.Set("Cookie", cookie)
-	}
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	sc := resp.Header.Values("Set-Cookie")
+	code, body, sc := rawPost(t, ts, path, cookie, `{}`)
 	if len(sc) != 1 {
 		t.Fatalf("POST %s: Set-Cookie %q, want exactly one", path, sc)
 	}
 	var out sessOut
-	if resp.StatusCode == 200 && path != "/seed_session" {
-		if err := json.Unmarshal(body, &out); err != nil {
+	if code == 200 && path != "/seed_session" {
+		if err := json.Unmarshal([]byte(body), &out); err != nil {
 			t.Fatalf("POST %s: %s", path, body)
 		}
 	}
@@ -95,16 +82,9 @@ func httpCall(t testing.TB, ts *httptest.Server, path, cookie string) (sessOut, 
 // seedToken seeds a session and returns its cookie and MCP token.
 func seedToken(t testing.TB, ts *httptest.Server) (cookie, token string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", ts.URL+"/seed_session", strings.NewReader(`{}`))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	cookie, _, _ = strings.Cut(resp.Header.Get("Set-Cookie"), ";")
-	return cookie, servertest.SeedToken(body)
+	_, h, body := postJSON(t, ts, "/seed_session", `{}`)
+	cookie, _, _ = strings.Cut(h.Get("Set-Cookie"), ";")
+	return cookie, servertest.SeedToken([]byte(body))
 }
 
 // mcpTool calls a tool over the real MCP door (the go-sdk client) with a

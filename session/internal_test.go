@@ -9,10 +9,18 @@ import (
 	"time"
 )
 
+// clock is a clock that moves only when told to (Add); safe for
+// concurrent use.
 type clock struct {
 	mu sync.Mutex
 	t  time.Time
 }
+
+// FakeClock is clock for the external tests (package session_test).
+type FakeClock = clock
+
+// NewFakeClock returns a clock standing at t, for the external tests.
+func NewFakeClock(t time.Time) *FakeClock { return &clock{t: t} }
 
 func (c *clock) Now() time.Time {
 	c.mu.Lock()

@@ -13,24 +13,10 @@ import (
 	"github.com/gymkit/gymkit/session"
 )
 
-// fakeClock is a clock that moves only when told to.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
+// newFakeClock is a clock that moves only when told to, standing at
+// 2026-01-02 03:04:05 UTC.
+func newFakeClock() *session.FakeClock {
+	return session.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
 // set is a raw Update that stores v.

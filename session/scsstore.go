@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
+
+	"github.com/gymkit/gymkit/session/internal/keylock"
 )
 
 // SCSStore is a [StateStore] that keeps per-rollout state in an scs store
@@ -36,14 +37,7 @@ type SCSStore struct {
 	idle  time.Duration
 	now   func() time.Time
 
-	mu    sync.Mutex
-	locks map[string]*scsLock
-}
-
-// scsLock serializes the Updates of one session.
-type scsLock struct {
-	mu   sync.Mutex
-	refs int // guarded by SCSStore.mu
+	locks keylock.Map // serializes the Updates of one session
 }
 
 // scsPrefix is the key prefix of the entries of an SCSStore.
@@ -57,7 +51,7 @@ func NewSCSStore(store scs.Store, idle time.Duration) *SCSStore {
 	if store == nil {
 		panic("session: NewSCSStore with a nil scs.Store")
 	}
-	return &SCSStore{store: store, idle: idle, now: time.Now, locks: make(map[string]*scsLock)}
+	return &SCSStore{store: store, idle: idle, now: time.Now}
 }
 
 func (s *SCSStore) find(ctx context.Context, sessionID string) (map[string][]byte, error) {
@@ -99,8 +93,8 @@ func (s *SCSStore) Get(ctx context.Context, sessionID, key string) ([]byte, bool
 // the session's last key is deleted) in the scs store, under the session's
 // lock.
 func (s *SCSStore) Update(ctx context.Context, sessionID, key string, fn func(old []byte, ok bool) ([]byte, error)) error {
-	l := s.lock(sessionID)
-	defer s.unlock(sessionID, l)
+	s.locks.Lock(sessionID)
+	defer s.locks.Unlock(sessionID)
 	m, err := s.find(ctx, sessionID)
 	if err != nil {
 		return err
@@ -155,26 +149,4 @@ func (s *SCSStore) Delete(ctx context.Context, sessionID string) error {
 		return fmt.Errorf("session: scs store: %w", err)
 	}
 	return nil
-}
-
-func (s *SCSStore) lock(sessionID string) *scsLock {
-	s.mu.Lock()
-	l := s.locks[sessionID]
-	if l == nil {
-		l = new(scsLock)
-		s.locks[sessionID] = l
-	}
-	l.refs++
-	s.mu.Unlock()
-	l.mu.Lock()
-	return l
-}
-
-func (s *SCSStore) unlock(sessionID string, l *scsLock) {
-	l.mu.Unlock()
-	s.mu.Lock()
-	if l.refs--; l.refs == 0 {
-		delete(s.locks, sessionID)
-	}
-	s.mu.Unlock()
 }

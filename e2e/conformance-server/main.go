@@ -36,6 +36,7 @@ type Conformance struct{ framework.Base }
 
 // ElicitationRequest is test_elicitation's argument.
 type ElicitationRequest struct {
+	// Message is the text the elicitation/create request shows the user.
 	Message string `json:"message" required:"true"`
 }
 

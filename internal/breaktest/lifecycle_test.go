@@ -25,9 +25,10 @@ import (
 
 const notSeeded = "Session not initialized. Please call seed_session first."
 
-// newWorkplaceServer serves workplace_assistant (both doors) with the
-// shared NeMo data.
-func newWorkplaceServer(t *testing.T, cfg string) (*servertest.Server, *workplace.Workplace) {
+// newWorkplace returns a workplace_assistant server over the shared NeMo
+// data (../shared/data/nemo-gym/workplace_assistant), skipping the test
+// when the data is missing.
+func newWorkplace(t *testing.T) *workplace.Workplace {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	data := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "data", "nemo-gym", "workplace_assistant")
@@ -37,6 +38,14 @@ func newWorkplaceServer(t *testing.T, cfg string) (*servertest.Server, *workplac
 	s := workplace.New()
 	s.DataDir = filepath.Join(data, "csv_data")
 	s.ToolsFile = filepath.Join(data, "tools.json")
+	return s
+}
+
+// newWorkplaceServer serves workplace_assistant (both doors) with the
+// shared NeMo data.
+func newWorkplaceServer(t *testing.T, cfg string) (*servertest.Server, *workplace.Workplace) {
+	t.Helper()
+	s := newWorkplace(t)
 	return servertest.New(t, s, servertest.Options{ServerType: workplace.Name, Name: workplace.Name, MCP: true, Config: cfg}), s
 }
 
@@ -187,14 +196,7 @@ func TestEndRacingFirstWrite(t *testing.T) {
 // deleted the email after their 504.
 func TestWorkplaceNoWriteAfter504(t *testing.T) {
 	t.Parallel()
-	_, file, _, _ := runtime.Caller(0)
-	data := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "data", "nemo-gym", "workplace_assistant")
-	if _, err := os.Stat(data); err != nil {
-		t.Skipf("shared workplace data missing: %v", err)
-	}
-	s := workplace.New()
-	s.DataDir = filepath.Join(data, "csv_data")
-	s.ToolsFile = filepath.Join(data, "tools.json")
+	s := newWorkplace(t)
 	in, err := server.NewInstance(context.Background(), s, server.InstanceOptions{Name: workplace.Name, ServerType: workplace.Name,
 		Config: config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: true, SessionSecrets: config.Secrets{replicaSecretA},
 			ToolTimeouts: map[string]time.Duration{"email_delete_email": time.Microsecond}}})

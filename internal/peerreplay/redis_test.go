@@ -1,8 +1,6 @@
 package peerreplay
 
 import (
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/gymkit/gymkit/internal/redistest"
@@ -14,18 +12,7 @@ import (
 // GYMKIT_REDIS_URL (see internal/redistest: it skips without, and fails
 // under GYMKIT_REQUIRE_REDIS=1).
 func TestPeerReplayRedis(t *testing.T) {
-	url := redistest.URL(t)
-	files, err := filepath.Glob(filepath.Join(peerDir(t), "*.jsonl"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no peer files under %s (%v): the replay needs ../shared beside the repository", peerDir(t), err)
-	}
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			replayFile(t, name, f, url)
-		})
-	}
+	replayAll(t, redistest.URL(t))
 }
 
 // redisOverrides puts the scenario's instance on the Redis store.

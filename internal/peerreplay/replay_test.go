@@ -101,6 +101,13 @@ func peerDir(t *testing.T) string {
 }
 
 func TestPeerReplay(t *testing.T) {
+	replayAll(t, "")
+}
+
+// replayAll replays every peer file as a parallel subtest named after it,
+// with the session state in the Redis at redisURL ("" for in memory).
+func replayAll(t *testing.T, redisURL string) {
+	t.Helper()
 	files, err := filepath.Glob(filepath.Join(peerDir(t), "*.jsonl"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no peer files under %s (%v): the replay needs ../shared beside the repository", peerDir(t), err)
@@ -109,7 +116,7 @@ func TestPeerReplay(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			replayFile(t, name, f, "")
+			replayFile(t, name, f, redisURL)
 		})
 	}
 }

@@ -25,8 +25,10 @@ import (
 // would pass; the assertions are on the state reached, not on the time.
 const pollCeiling = 90 * time.Second
 
-// startReplicaWith is startReplica with more overrides of the counter's
-// block (e.g. "metrics.enabled=true").
+// startReplicaWith serves the counter on a free port with its state in the
+// Redis at url under prefix, with extra overrides of the counter's block
+// (e.g. "metrics.enabled=true"), and returns its base URL; the replica
+// drains when the test ends.
 func startReplicaWith(t *testing.T, url, prefix string, extra ...string) string {
 	t.Helper()
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
@@ -63,6 +65,18 @@ func startReplicaWith(t *testing.T, url, prefix string, extra ...string) string 
 		}
 	})
 	return h.Instances()[0].URL()
+}
+
+// twoReplicas starts a private Redis (redistest.Start) and two replicas of
+// the counter on it under one fresh key prefix, each with the extra
+// overrides, and returns the Redis, the prefix and the replicas' base URLs.
+func twoReplicas(t *testing.T, extra ...string) (srv *redistest.Server, prefix, a, b string) {
+	t.Helper()
+	srv = redistest.Start(t)
+	prefix = redistest.Prefix(t)
+	a = startReplicaWith(t, srv.URL(), prefix, extra...)
+	b = startReplicaWith(t, srv.URL(), prefix, extra...)
+	return srv, prefix, a, b
 }
 
 // get answers GET base+path: status and body.
@@ -158,10 +172,7 @@ func live(t *testing.T, base string) {
 // tool call errors of each door; once Redis is back both are ready again by
 // themselves and calls succeed, with nothing written by the failed calls.
 func TestHealthAndMetricsThroughAnOutage(t *testing.T) {
-	srv := redistest.Start(t)
-	prefix := redistest.Prefix(t)
-	a := startReplicaWith(t, srv.URL(), prefix, "metrics.enabled=true")
-	b := startReplicaWith(t, srv.URL(), prefix, "metrics.enabled=true")
+	srv, _, a, b := twoReplicas(t, "metrics.enabled=true")
 	replicas := []string{a, b}
 	ro := seed(t, a, 3)
 	mcpA, mcpB := mcpClient(t, a, ro.token), mcpClient(t, b, ro.token)
@@ -265,11 +276,8 @@ func pttl(t *testing.T, rc *redis.Client, key string) time.Duration {
 // replica that wrote it) refreshes it; once no replica touches the rollout,
 // Redis itself drops the key, and both replicas then see a fresh session.
 func TestIdleTimeoutIsARedisTTL(t *testing.T) {
-	srv := redistest.Start(t)
-	prefix := redistest.Prefix(t)
 	idle := 6 * time.Second
-	a := startReplicaWith(t, srv.URL(), prefix, "session_idle_timeout=6s")
-	b := startReplicaWith(t, srv.URL(), prefix, "session_idle_timeout=6s")
+	srv, prefix, a, b := twoReplicas(t, "session_idle_timeout=6s")
 	rc := redisClient(t, srv.URL())
 
 	ro := seed(t, a, 5)
@@ -319,10 +327,7 @@ func TestIdleTimeoutIsARedisTTL(t *testing.T) {
 // of 1h, the key's TTL never reaches past the first write + 1m: a read on B
 // does not extend it.
 func TestLifetimeCapsTheRedisTTL(t *testing.T) {
-	srv := redistest.Start(t)
-	prefix := redistest.Prefix(t)
-	a := startReplicaWith(t, srv.URL(), prefix, "session_lifetime=1m")
-	b := startReplicaWith(t, srv.URL(), prefix, "session_lifetime=1m")
+	srv, prefix, a, b := twoReplicas(t, "session_lifetime=1m")
 	rc := redisClient(t, srv.URL())
 
 	ro := seed(t, a, 1)
@@ -346,10 +351,7 @@ func TestLifetimeCapsTheRedisTTL(t *testing.T) {
 // state for B's HTTP door and B's MCP door (same token), and removes the
 // rollout's key from Redis.
 func TestCloseSeenOnEveryDoorOfB(t *testing.T) {
-	srv := redistest.Start(t)
-	prefix := redistest.Prefix(t)
-	a := startReplicaWith(t, srv.URL(), prefix)
-	b := startReplicaWith(t, srv.URL(), prefix)
+	srv, prefix, a, b := twoReplicas(t)
 	rc := redisClient(t, srv.URL())
 
 	ro := seed(t, a, 9)

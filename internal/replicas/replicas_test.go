@@ -22,7 +22,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gymkit/gymkit/internal/redistest"
 	"github.com/gymkit/gymkit/mcpexpose"
 	"github.com/gymkit/gymkit/server"
 	_ "github.com/gymkit/gymkit/servers/all"
@@ -33,42 +32,6 @@ const (
 	counterBlock  = "example_session_state_mgmt_resources_server.resources_servers.example_session_state_mgmt."
 	secret        = "replicas-test-secret-0123456789abcdefghijklmnop"
 )
-
-// startReplica serves the counter on a free port with its state in the
-// Redis at url under prefix, and returns its base URL.
-func startReplica(t *testing.T, url, prefix string) string {
-	t.Helper()
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
-	ctx, cancel := context.WithCancel(context.Background())
-	h, err := server.New(ctx, server.Options{
-		Files: []string{counterConfig},
-		Overrides: []string{
-			counterBlock + "session_secret=" + secret,
-			counterBlock + "session.store=redis",
-			counterBlock + "session.url=" + url,
-			counterBlock + "session.prefix=" + prefix,
-			counterBlock + "session.dial_timeout=300ms",
-			counterBlock + "session.read_timeout=2s",
-		},
-		WorkDir:   root,
-		LookupEnv: func(string) (string, bool) { return "", false },
-		Logger:    slog.New(slog.DiscardHandler),
-		Ready:     io.Discard,
-	})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- h.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("drain: %v", err)
-		}
-	})
-	return h.Instances()[0].URL()
-}
 
 // rollout is one rollout's credentials: its session cookie (HTTP door) and
 // session token (MCP door), good on every replica.
@@ -172,10 +135,7 @@ func mcpText(r *mcp.CallToolResult) string {
 // (MCP) naming the store, stay up, and write nothing; once Redis is back
 // calls succeed again on both, and the count is exactly what was committed.
 func TestCounterTwoReplicas(t *testing.T) {
-	srv := redistest.Start(t)
-	prefix := redistest.Prefix(t)
-	a := startReplica(t, srv.URL(), prefix)
-	b := startReplica(t, srv.URL(), prefix)
+	srv, _, a, b := twoReplicas(t)
 	ro := seed(t, a, 7)
 	mcpA, mcpB := mcpClient(t, a, ro.token), mcpClient(t, b, ro.token)
 

@@ -117,9 +117,9 @@ func decodeConfig(t testing.TB, srv framework.Server, opts Options) {
 
 // Response is one HTTP answer.
 type Response struct {
-	Status int
-	Header http.Header
-	Body   []byte
+	Status int         // the HTTP status code, e.g. 200
+	Header http.Header // the response headers
+	Body   []byte      // the whole body, read before the call returned
 }
 
 // SetCookies returns the response's Set-Cookie header values.

@@ -51,11 +51,13 @@ type SeedRequest struct {
 
 // GetWeatherRequest is the get_weather tool's input.
 type GetWeatherRequest struct {
+	// City is the city to report on (required; any string).
 	City string `json:"city" required:"true"`
 }
 
 // GetWeatherResponse is the get_weather tool's result.
 type GetWeatherResponse struct {
+	// Weather is "The weather in <city> is sunny and 72 F.".
 	Weather string `json:"weather"`
 }
 
@@ -68,12 +70,22 @@ type VerifyRequest struct {
 }
 
 // VerifyResponse is the /verify answer, in the Python original's key order.
+// The reward is 1.0 when ToolCallSeen and FinalResponseMentionsWeather
+// both hold, else 0.0.
 type VerifyResponse struct {
 	framework.VerifyResponse
-	ExpectedWeather              string            `json:"expected_weather"`
-	ToolCallSeen                 bool              `json:"tool_call_seen"`
-	FinalResponseMentionsWeather bool              `json:"final_response_mentions_weather"`
-	VerifierMetadata             *framework.Object `json:"verifier_metadata"`
+	// ExpectedWeather is get_weather's sentence for verifier_metadata's
+	// expected_city ("Paris" when absent).
+	ExpectedWeather string `json:"expected_weather"`
+	// ToolCallSeen reports that the rollout's session called get_weather
+	// for the expected city (compared case-folded).
+	ToolCallSeen bool `json:"tool_call_seen"`
+	// FinalResponseMentionsWeather reports that the response's assistant
+	// text holds ExpectedWeather (compared case-folded).
+	FinalResponseMentionsWeather bool `json:"final_response_mentions_weather"`
+	// VerifierMetadata is the request's verifier_metadata, echoed (null
+	// when absent).
+	VerifierMetadata *framework.Object `json:"verifier_metadata"`
 	framework.Extra
 }
 

@@ -57,6 +57,9 @@ type CountResponse struct {
 // VerifyRequest adds the expected count (not echoed in the answer).
 type VerifyRequest struct {
 	framework.VerifyRequest
+	// ExpectedCount is the count the rollout should have reached (required):
+	// the reward is 1.0 when the session's counter was seeded or used and
+	// its count equals ExpectedCount, else 0.0.
 	ExpectedCount framework.Int `json:"expected_count" required:"true"`
 }
 

@@ -11,6 +11,8 @@ import (
 // number that pydantic's lax float accepts (JSON numbers, true/false,
 // numeric strings including "inf" and "nan"). Other keys are ignored.
 type Args struct {
+	// A, B, Radians and Base are the Python keyword arguments a, b, radians
+	// and base; nil is absent or null (the keyword is not passed).
 	A       *float64 `json:"a"`
 	B       *float64 `json:"b"`
 	Radians *float64 `json:"radians"`

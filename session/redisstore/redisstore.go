@@ -27,12 +27,12 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/gymkit/gymkit/session"
+	"github.com/gymkit/gymkit/session/internal/keylock"
 )
 
 // Defaults of [Options].
@@ -124,8 +124,7 @@ type Store struct {
 	watch    bool // commit with WATCH/MULTI instead of the script (benchmarks)
 	noLocal  bool // no in-process lock (benchmarks)
 
-	mu    sync.Mutex
-	locks map[string]*keyLock // in-process lock per "<session id>\x00<key>"
+	locks keylock.Map // in-process lock per "<session id>\x00<key>"
 }
 
 // New returns a Store configured by opts. It does not
@@ -157,7 +156,6 @@ func New(opts Options) (*Store, error) {
 		idle:     cmp(opts.IdleTimeout, session.DefaultIdleTimeout),
 		lifetime: cmp(opts.Lifetime, session.DefaultLifetime),
 		now:      opts.Clock,
-		locks:    make(map[string]*keyLock),
 	}
 	if s.prefix == "" {
 		s.prefix = "gymkit:"
@@ -261,8 +259,8 @@ func (s *Store) Get(ctx context.Context, sessionID, key string) ([]byte, bool, e
 func (s *Store) Update(ctx context.Context, sessionID, key string, fn func(old []byte, ok bool) ([]byte, error)) error {
 	if !s.noLocal {
 		lk := sessionID + "\x00" + key
-		l := s.lock(lk)
-		defer s.unlock(lk, l)
+		s.locks.Lock(lk)
+		defer s.locks.Unlock(lk)
 	}
 	if s.watch {
 		return s.updateWatch(ctx, sessionID, key, fn)
@@ -375,34 +373,6 @@ func newVersion() string {
 // by every replica.
 func (s *Store) Delete(ctx context.Context, sessionID string) error {
 	return s.fail("delete", s.rdb.Del(ctx, s.Key(sessionID)).Err())
-}
-
-func (s *Store) lock(k string) *keyLock {
-	s.mu.Lock()
-	l := s.locks[k]
-	if l == nil {
-		l = new(keyLock)
-		s.locks[k] = l
-	}
-	l.refs++
-	s.mu.Unlock()
-	l.mu.Lock()
-	return l
-}
-
-func (s *Store) unlock(k string, l *keyLock) {
-	l.mu.Unlock()
-	s.mu.Lock()
-	if l.refs--; l.refs == 0 {
-		delete(s.locks, k)
-	}
-	s.mu.Unlock()
-}
-
-// keyLock serializes the Updates of one (session id, key) in this process.
-type keyLock struct {
-	mu   sync.Mutex
-	refs int // guarded by Store.mu
 }
 
 var _ session.StateStore = (*Store)(nil)

@@ -1,20 +1,15 @@
 package lax
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"reflect"
-	"runtime"
-	"runtime/metrics"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/benchutil"
 )
 
 type intsBody struct {
@@ -162,96 +157,11 @@ func BenchmarkTypedVsEncodingJSON(b *testing.B) {
 // peakOf runs f once from a collected heap and returns the peak growth of
 // the heap's live objects while it ran.
 func peakOf(f func() (any, error)) uint64 {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-	runtime.GC()
-	base := read()
-	high := base
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(100 * time.Microsecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				high = max(high, read())
-			}
-		}
-	})
-	v, _ := f()
-	high = max(high, read())
-	close(stop)
-	wg.Wait()
-	runtime.KeepAlive(v)
-	return max(high, read()) - base
+	peak, _ := benchutil.Peak(f)
+	return peak
 }
 
-// realVerifyBody is pyjson's BenchmarkVsEncodingJSON body: the largest row
-// of ../shared/data/nemo-gym/workplace_assistant/example.jsonl with a
-// response of function calls, their outputs and a final message; with
-// tokens, each output item also carries prompt_token_ids,
-// generation_token_ids and generation_log_probs. Nil without the data.
-func realVerifyBody(b *testing.B, tokens bool) []byte {
-	f, err := os.Open("../../../../shared/data/nemo-gym/workplace_assistant/example.jsonl")
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var row []byte
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		if len(sc.Bytes()) > len(row) {
-			row = bytes.Clone(sc.Bytes())
-		}
-	}
-	var m map[string]any
-	if err := json.Unmarshal(row, &m); err != nil {
-		b.Fatal(err)
-	}
-	ids := func(n, seed int) []int {
-		out := make([]int, n)
-		for i := range out {
-			out[i] = (i*7919 + seed*104729) % 151000
-		}
-		return out
-	}
-	logprobs := func(n int) []float64 {
-		out := make([]float64, n)
-		for i := range out {
-			out[i] = -float64(i%97) / 1234.5678
-		}
-		return out
-	}
-	var output []any
-	for i := range 8 {
-		call := map[string]any{"type": "function_call", "name": "email_search_emails", "call_id": fmt.Sprintf("call_%d", i),
-			"arguments": `{"query": "Task Update on Develop prototype for report generation", "page": ` + fmt.Sprint(i) + `}`,
-			"id":        fmt.Sprintf("fc_%d", i), "status": "completed"}
-		out := map[string]any{"type": "function_call_output", "call_id": fmt.Sprintf("call_%d", i),
-			"output": `{"emails": [{"email_id": "00000057", "sender": "carlos.rodriguez@atlas.com", "subject": "Task Update on Develop prototype for report generation", "sent_datetime": "2023-11-28T11:01:00", "body": "Hi team, the prototype is on track."}]}`}
-		if tokens {
-			call["prompt_token_ids"] = ids(16000+200*i, i)
-			call["generation_token_ids"] = ids(60, i+1)
-			call["generation_log_probs"] = logprobs(60)
-		}
-		output = append(output, call, out)
-	}
-	msg := map[string]any{"type": "message", "role": "assistant", "id": "msg_1", "status": "completed",
-		"content": []any{map[string]any{"type": "output_text", "text": "I replied to Carlos: Thanks for the update - I will get back to you tomorrow.", "annotations": []any{}}}}
-	if tokens {
-		msg["prompt_token_ids"] = ids(18000, 9)
-		msg["generation_token_ids"] = ids(40, 10)
-		msg["generation_log_probs"] = logprobs(40)
-	}
-	m["response"] = map[string]any{"id": "resp_1", "created_at": 1735689600.0, "model": "policy", "object": "response",
-		"output": append(output, msg), "parallel_tool_calls": false, "tool_choice": "auto", "tools": []any{}}
-	body, err := json.Marshal(m)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return body
-}
+// realVerifyBody is pyjson's BenchmarkVsEncodingJSON body
+// (benchutil.VerifyBody): a workplace_assistant verify body, with a
+// training run's token ids when tokens is set. Nil without the data.
+func realVerifyBody(b *testing.B, tokens bool) []byte { return benchutil.VerifyBody(b, tokens) }

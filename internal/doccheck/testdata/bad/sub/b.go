@@ -1,0 +1,5 @@
+// Package sub has a package comment.
+package sub
+
+// Fine is fine.
+func Fine() {}

@@ -169,7 +169,7 @@ type Door struct {
 	sdkStream      http.Handler // stateless: the SSE-mode handler for calls with a progress token
 
 	app     *framework.App
-	filter  framework.SessionToolFilter // nil: every seed is unrestricted
+	filter  func(context.Context, *framework.SeedBody) ([]string, error) // nil: every seed is unrestricted
 	tools   map[string]*exposed
 	sorted  []*exposed // exposed tools sorted by name
 	listAll []byte     // the unrestricted tools/list result, pre-rendered

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -64,6 +65,15 @@ func (s *seeder) seed(tb testing.TB, body []byte) {
 	}
 }
 
+// median returns the median of ds (which it sorts); 0 for none.
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
 // BenchmarkSeedRow is one fresh /seed_session of an MCP-exposed
 // workplace_assistant instance (expose_tools_over_mcp: true, as shipped:
 // the answer carries the MCP token, whose allow-list the AllowedToolsForSeed
@@ -73,8 +83,9 @@ func (s *seeder) seed(tb testing.TB, body []byte) {
 //
 // empty and row measure each alone (B/op and allocs/op count the client's
 // side too); row_vs_empty alternates the two in one loop, so that both see
-// the same load, and reports the ratio of their mean times (x-row/empty)
-// with each mean (empty-ns, row-ns).
+// the same load, and reports the ratio of their median times
+// (x-row/empty; a loaded machine's outliers left out) with each median
+// (empty-ns, row-ns).
 //
 //	go test -run '^$' -bench SeedRow -benchmem ./servers/workplace_assistant/
 func BenchmarkSeedRow(b *testing.B) {
@@ -95,19 +106,18 @@ func BenchmarkSeedRow(b *testing.B) {
 		}
 	})
 	b.Run("row_vs_empty", func(b *testing.B) {
-		var te, tr time.Duration
-		n := 0
+		var te, tr []time.Duration
 		for b.Loop() {
 			t0 := time.Now()
 			s.seed(b, empty)
 			t1 := time.Now()
 			s.seed(b, row)
-			te, tr = te+t1.Sub(t0), tr+time.Since(t1)
-			n++
+			te, tr = append(te, t1.Sub(t0)), append(tr, time.Since(t1))
 		}
-		b.ReportMetric(float64(tr)/float64(te), "x-row/empty")
-		b.ReportMetric(float64(te.Nanoseconds())/float64(n), "empty-ns")
-		b.ReportMetric(float64(tr.Nanoseconds())/float64(n), "row-ns")
+		me, mr := median(te), median(tr)
+		b.ReportMetric(float64(mr)/float64(me), "x-row/empty")
+		b.ReportMetric(float64(me.Nanoseconds()), "empty-ns")
+		b.ReportMetric(float64(mr.Nanoseconds()), "row-ns")
 	})
 }
 

@@ -16,9 +16,10 @@ import (
 // its tree is built at most once, by the first hook that asks for all of
 // it ([SeedBody.Value]). A hook that needs one key reads it with
 // [SeedBody.Get], which parses that member only, so that a 16.6 KB
-// workplace row is not parsed again for each hook (issue 14: a seed with
-// the real row costs at most 2x a {} seed, BenchmarkSeedRow in
-// servers/workplace_assistant).
+// workplace row is not parsed again for each hook (issue 14's target: a
+// seed with the real row costs at most 2x a {} seed; BenchmarkSeedRow in
+// servers/workplace_assistant measures it, docs/performance.md has the
+// figures).
 //
 // A SeedBody is always a JSON object: a body that was absent, not JSON or
 // not an object reads as {}, as NeMo's seed hooks see it (contract d.3:

@@ -76,7 +76,7 @@ const toolsUsage = `Usage: gymkit tools --config FILE [--instance NAME] [--seed 
 Print the tools an instance's MCP door lists (tools/list), building the instance in
 process and binding no port. With --seed, the seed body is sent to /seed_session first
 and tools/list is asked with the session token it returns, so the list is narrowed by
-the server's AllowedToolsForSession hook for that seed (and by mcp.tools). An instance
+the server's AllowedToolsForSession (or AllowedToolsForSeed) hook for that seed (and by mcp.tools). An instance
 with expose_tools_over_mcp: false is shown as it would be with it on (and says so).
 
 Plain output: one block per tool, sorted by name:

@@ -35,11 +35,17 @@ type Options struct {
 	// (the memory store, one process).
 	SharedSessionState bool
 	// AfterSeed, when set, rewrites a successful /seed_session answer. body is
-	// the request body as parsed ({} when it was not a JSON object); result is
+	// the request body as the seed read it ({} when it was not a JSON
+	// object), shared with the seed's other hooks: its bytes are not read or
+	// checked again, and its tree is built only if a hook asks for it
+	// ([SeedBody.Value]; [SeedBody.Get] reads one key without it). result is
 	// the encoded answer. An error turns the seed into that error's status
 	// (a 500 for a plain error). The MCP door uses it to add the "mcp" key
 	// (contract d.3).
-	AfterSeed func(ctx context.Context, body Value, result []byte) ([]byte, error)
+	//
+	// Until issue 14, body was a Value (the parsed tree, built for every
+	// seed): a hook of that form reads body.Value() instead.
+	AfterSeed func(ctx context.Context, body *SeedBody, result []byte) ([]byte, error)
 	// NormalizeToolName, when set, maps the name of every function_call item
 	// of the /verify request's response.output before the verify handler sees
 	// it; the answer still echoes the names as received. The MCP door strips
@@ -496,7 +502,7 @@ func readBody(r *http.Request, lim JSONLimits) (*body, []byte, error) {
 	if kind == pyjson.Null {
 		return nil, nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
 	}
-	return textBody(raw, lim.pyjson()), raw, nil
+	return textBody(raw, lim.pyjson(), kind), raw, nil
 }
 
 // toolHandler serves one tool (or the seed route) on the HTTP door. param
@@ -531,22 +537,32 @@ func (a *App) toolHandler(t *Tool, param string) http.HandlerFunc {
 	}
 }
 
+// seedHandler serves POST /seed_session. The body is read and checked once
+// (readBody); the seed's decoder, AfterSeed and the hooks AfterSeed calls
+// share it, and its tree is built only if one of them needs all of it.
 func (a *App) seedHandler(w http.ResponseWriter, r *http.Request) {
 	var args *body
 	var raw []byte
+	var seedBody *SeedBody
 	if !a.seed.noBody {
 		var err error
 		if args, raw, err = readBody(r, a.jsonLimits); err != nil {
 			a.writeError(w, r, err)
 			return
 		}
+		if a.opts.AfterSeed != nil {
+			seedBody = seedBodyFor(raw, args)
+		}
 	} else if a.opts.AfterSeed != nil {
 		// The hook wants the body even when the handler ignores it; NeMo
 		// parses the raw bytes as JSON whatever the Content-Type (an
 		// unparseable or non-object body becomes {}, contract d.3).
+		seedBody = &SeedBody{}
 		if b, err := io.ReadAll(r.Body); err == nil {
-			v, _ := pyjson.ParseLimited(b, a.jsonLimits.pyjson())
-			args = treeBody(v)
+			lim := a.jsonLimits.pyjson()
+			if kind, err := pyjson.CheckKind(b, lim); err == nil {
+				seedBody = seedBodyOf(b, lim, kind)
+			}
 		}
 	}
 	res, err := a.seed.call(context.WithValue(r.Context(), doorKey{}, DoorHTTP), args, raw)
@@ -560,11 +576,7 @@ func (a *App) seedHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a.opts.AfterSeed != nil {
-		seedArgs := args.value()
-		if seedArgs.Kind != pyjson.Object {
-			seedArgs = pyjson.Value{Kind: pyjson.Object}
-		}
-		if b, err = a.opts.AfterSeed(r.Context(), seedArgs, b); err != nil {
+		if b, err = a.opts.AfterSeed(r.Context(), seedBody, b); err != nil {
 			a.writeError(w, r, err)
 			return
 		}

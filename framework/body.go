@@ -16,15 +16,29 @@ type body struct {
 	mu     sync.Mutex
 	raw    []byte
 	lim    pyjson.Limits
+	kind   pyjson.Kind // the value's kind (pyjson.CheckKind's), known without the tree
 	parsed bool
 	v      pyjson.Value
 }
 
-// textBody is the body of checked JSON text raw.
-func textBody(raw []byte, lim pyjson.Limits) *body { return &body{raw: raw, lim: lim} }
+// textBody is the body of checked JSON text raw, whose value is of kind
+// (what pyjson.CheckKind returned for it).
+func textBody(raw []byte, lim pyjson.Limits, kind pyjson.Kind) *body {
+	return &body{raw: raw, lim: lim, kind: kind}
+}
 
 // treeBody is a body already parsed.
-func treeBody(v pyjson.Value) *body { return &body{parsed: true, v: v} }
+func treeBody(v pyjson.Value) *body { return &body{parsed: true, v: v, kind: v.Kind} }
+
+// hasTree reports whether the tree is built already.
+func (b *body) hasTree() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.parsed
+}
+
+// isObject reports whether the body is a JSON object, without the tree.
+func (b *body) isObject() bool { return b != nil && b.kind == pyjson.Object }
 
 // value returns the parsed tree (JSON null for a nil body).
 func (b *body) value() pyjson.Value {

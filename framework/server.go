@@ -17,7 +17,7 @@ import (
 //
 // An environment embeds [Base] for the defaults and registers a factory with
 // [Register]. Optional behaviour is given by methods of the environment's own
-// type (hooks): [ToolsProvider], [SessionToolFilter], [Provisioner],
+// type (hooks): [ToolsProvider], [SessionToolFilter] (or [SeedToolFilter]), [Provisioner],
 // [MetricsComputer], [KeyMetricsProvider], [ReverifyModer], [SessionCloser], [TokenValidator], [ErrorTexter]. The framework finds
 // them on the outer value (never through Base's methods), so put an interface
 // guard next to each override:
@@ -37,11 +37,29 @@ type ToolsProvider interface {
 
 // SessionToolFilter narrows one rollout's MCP tools (NeMo's
 // mcp_allowed_tools_for_session, contract d.3). seedBody is the JSON object
-// POSTed to /seed_session ({} when the body was not an object). A nil slice
-// means unrestricted; an empty non-nil slice means nothing is allowed. An
-// error fails /seed_session with a 500 and no token is issued. Default: nil.
+// POSTed to /seed_session ({} when the body was not an object): the bytes
+// as received when encoding/json reads them alike, else their encoding
+// ([SeedBody.JSON]); the filter must not modify it. A nil slice means
+// unrestricted; an empty non-nil slice means nothing is allowed. An error
+// fails /seed_session with a 500 (or the status of an [Error]) and no token
+// is issued. Default: nil. An environment that reads a few keys of a large
+// row implements [SeedToolFilter] instead, which parses nothing else.
 type SessionToolFilter interface {
 	AllowedToolsForSession(ctx context.Context, seedBody json.RawMessage) ([]string, error)
+}
+
+// SeedToolFilter is [SessionToolFilter] given the seed body as the seed
+// read it (a [SeedBody], shared with the seed's other hooks) instead of
+// JSON text to parse again: seed.Get reads one key of a large dataset row
+// without building the tree of the rest (issue 14). When an environment
+// implements it, the MCP door calls AllowedToolsForSeed and never
+// AllowedToolsForSession. Its answer means what SessionToolFilter's does:
+// nil unrestricted, an empty non-nil slice nothing allowed; an error fails
+// /seed_session with a 500 (or the status of an [Error]) and no token is
+// issued. It is called once per seed, concurrently for concurrent seeds.
+// [Base] does not implement it.
+type SeedToolFilter interface {
+	AllowedToolsForSeed(ctx context.Context, seed *SeedBody) ([]string, error)
 }
 
 // Provisioner runs once after the instance's config is decoded into the

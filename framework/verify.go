@@ -54,8 +54,8 @@ func defaultSeed() *Tool {
 		Name: "seed_session",
 		path: "/seed_session",
 		invoke: func(_ context.Context, _ string, b *body, _ []byte) (any, error) {
-			if args := b.value(); args.Kind != pyjson.Object {
-				return nil, modelAttributesError(args)
+			if !b.isObject() { // known without the tree
+				return nil, modelAttributesError(b.value())
 			}
 			return struct{}{}, nil
 		},

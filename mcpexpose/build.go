@@ -142,8 +142,12 @@ func (d *Door) build(app *framework.App, tools []framework.Tool) error {
 	// session id is a UUID: the token that lists them all is the longest
 	// the door mints, so the door accepts it.
 	d.signer.maxLen = max(maxTokenLen, len(d.mintToken("00000000-0000-4000-8000-000000000000", all)))
-	if f, ok := app.Server().(framework.SessionToolFilter); ok {
-		d.filter = f
+	if f, ok := app.Server().(framework.SeedToolFilter); ok {
+		d.filter = f.AllowedToolsForSeed
+	} else if f, ok := app.Server().(framework.SessionToolFilter); ok {
+		d.filter = func(ctx context.Context, seed *framework.SeedBody) ([]string, error) {
+			return f.AllowedToolsForSession(ctx, seed.JSON())
+		}
 	}
 
 	// tools (without listChanged: the tool list never changes) even when

@@ -180,7 +180,7 @@ type Door struct {
 	leanAnswers    atomic.Uint64     // requests the lean path answered
 
 	app     *framework.App
-	filter  framework.SessionToolFilter // nil: every seed is unrestricted
+	filter  func(context.Context, *framework.SeedBody) ([]string, error) // nil: every seed is unrestricted
 	tools   map[string]*exposed
 	sorted  []*exposed // exposed tools sorted by name
 	listAll []byte     // the unrestricted tools/list result, pre-rendered

@@ -37,7 +37,7 @@ func TestAttachChecks(t *testing.T) {
 	t.Parallel()
 	sm := newSessions()
 	d, _ := mcpexpose.New(mcpexpose.Options{Instance: "store", Sessions: sm, Secret: []byte("k")})
-	if _, err := d.AfterSeed(context.Background(), framework.Value{Kind: framework.KindObject}, []byte(`{}`)); err == nil {
+	if _, err := d.AfterSeed(context.Background(), new(framework.SeedBody), []byte(`{}`)); err == nil {
 		t.Error("AfterSeed before Attach succeeded")
 	}
 	if err := d.Attach(nil); err == nil {

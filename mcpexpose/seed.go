@@ -20,14 +20,16 @@ import (
 // server-supplied "mcp" key wins; a non-object answer is left alone). The
 // token carries the request's rollout session id (session.ID: the seed's
 // cookie session), the instance name, and the allow-list of the server's
-// AllowedToolsForSession hook (framework.SessionToolFilter, called with the
-// seed body; nil = unrestricted). A hook error is returned as is, so the
-// seed fails (a 500, or the status of a framework.Error) and no token is
-// issued.
+// AllowedToolsForSeed hook (framework.SeedToolFilter, given body as is) or
+// else its AllowedToolsForSession hook (framework.SessionToolFilter, given
+// body.JSON(): the bytes received, not an encoding); nil = unrestricted.
+// A hook error is returned as is, so the seed fails (a 500, or the status
+// of a framework.Error) and no token is issued. Nothing of body is read
+// but what the hook reads.
 //
 // Pass it as framework.Options.AfterSeed. It fails before [Door.Attach] and
 // when ctx carries no rollout session. It is safe for concurrent use.
-func (d *Door) AfterSeed(ctx context.Context, body framework.Value, result []byte) ([]byte, error) {
+func (d *Door) AfterSeed(ctx context.Context, body *framework.SeedBody, result []byte) ([]byte, error) {
 	if d.app == nil {
 		return nil, errors.New("mcpexpose: the MCP door of instance " + pyRepr(d.instance) + " is not attached")
 	}
@@ -49,11 +51,7 @@ func (d *Door) AfterSeed(ctx context.Context, body framework.Value, result []byt
 	}
 	var tools []string
 	if d.filter != nil {
-		raw, err := framework.MarshalJSON(body, framework.JSONPydantic)
-		if err != nil {
-			return nil, fmt.Errorf("mcpexpose: encoding the seed body for AllowedToolsForSession: %w", err)
-		}
-		if tools, err = d.filter.AllowedToolsForSession(ctx, raw); err != nil {
+		if tools, err = d.filter(ctx, body); err != nil {
 			d.logAttrs(ctx, "AllowedToolsForSession failed: the seed fails and no MCP token is issued", slog.LevelError, "error", err)
 			return nil, err
 		}

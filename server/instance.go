@@ -249,7 +249,7 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 		sopts := session.Options{CookieName: CookieName(serverType, name), Secrets: secrets,
 			Lifetime: opts.Config.SessionLifetime, IdleTimeout: opts.Config.SessionIdleTimeout, State: state}
 		if metrics != nil { // the store the options choose, timed
-			sopts.State = &meteredStore{inner: session.NewManager(sopts).State(), m: metrics}
+			sopts.State = newMeteredStore(session.NewManager(sopts).State(), metrics)
 		}
 		sm = session.NewManager(sopts)
 	}

@@ -351,9 +351,37 @@ func (m *instanceMetrics) watchRepairs(repairs func() uint64) {
 // meteredStore is the session.StateStore decorator that times every
 // operation and counts the store's failures. Sweep passes through to a
 // session.Sweeper (0, nil otherwise); Unwrap returns the store it wraps.
+// Build it with newMeteredStore, which keeps a typed store typed.
 type meteredStore struct {
 	inner session.StateStore
 	m     *instanceMetrics
+}
+
+// meteredTypedStore is meteredStore over a session.TypedStore (the memory
+// store): session.Update's typed path (no JSON round trip of the state)
+// goes through UpdateTyped, timed as an update.
+type meteredTypedStore struct {
+	*meteredStore
+	typed session.TypedStore
+}
+
+// newMeteredStore returns inner timed by m: a session.TypedStore stays one.
+func newMeteredStore(inner session.StateStore, m *instanceMetrics) session.StateStore {
+	ms := &meteredStore{inner: inner, m: m}
+	if ts, ok := inner.(session.TypedStore); ok {
+		return &meteredTypedStore{meteredStore: ms, typed: ts}
+	}
+	return ms
+}
+
+// UpdateTyped implements session.TypedStore: it times update as an
+// update. Its errors are the caller's (see session.TypedStore), so none
+// counts as a store failure, as none of the same errors does on the byte
+// path (they come from Update's fn there).
+func (s *meteredTypedStore) UpdateTyped(ctx context.Context, update func(*session.MemoryStore) error) error {
+	start := time.Now()
+	defer func() { s.done(opUpdate, start, false) }() // timed even when fn panics
+	return s.typed.UpdateTyped(ctx, update)
 }
 
 // Unwrap returns the wrapped store.
@@ -407,10 +435,13 @@ func (s *meteredStore) Sweep(ctx context.Context) (int, error) {
 // baseStore returns the store under the host's decorators.
 func baseStore(s session.StateStore) session.StateStore {
 	for {
-		u, ok := s.(*meteredStore)
-		if !ok {
+		switch u := s.(type) {
+		case *meteredStore:
+			s = u.inner
+		case *meteredTypedStore:
+			s = u.inner
+		default:
 			return s
 		}
-		s = u.inner
 	}
 }

@@ -156,7 +156,7 @@ func TestExtension(t *testing.T) {
 			if inst.App != nil || fo.Name != "ext" {
 				t.Errorf("Configure: App %v, framework options name %q; want nil and ext", inst.App, fo.Name)
 			}
-			fo.AfterSeed = func(_ context.Context, body framework.Value, result []byte) ([]byte, error) {
+			fo.AfterSeed = func(_ context.Context, body *framework.SeedBody, result []byte) ([]byte, error) {
 				return []byte(`{"door":` + strconv.Quote(string(result)) + `}`), nil
 			}
 			return nil

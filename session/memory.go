@@ -285,7 +285,15 @@ type Sweeper interface {
 	Sweep(ctx context.Context) (removed int, err error)
 }
 
-var _ Sweeper = (*MemoryStore)(nil)
+var (
+	_ Sweeper    = (*MemoryStore)(nil)
+	_ TypedStore = (*MemoryStore)(nil)
+)
+
+// UpdateTyped implements [TypedStore]: it calls update with s.
+func (s *MemoryStore) UpdateTyped(_ context.Context, update func(*MemoryStore) error) error {
+	return update(s)
+}
 
 // Sweep implements [Sweeper]: it removes every session whose state expired
 // (idle for longer than the idle timeout) and returns their number. It

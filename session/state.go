@@ -45,6 +45,26 @@ type StateStore interface {
 	Delete(ctx context.Context, sessionID string) error
 }
 
+// TypedStore is a [StateStore] that keeps [Update]'s values as Go values
+// rather than JSON: a [MemoryStore], or a decorator of one (metrics,
+// tracing) that forwards UpdateTyped to the store it wraps. Update calls
+// UpdateTyped instead of the byte method Update, so that a decorated
+// memory store keeps the typed path (no JSON round trip of the whole
+// state at every Update); a decorator that does not implement TypedStore
+// hides it (Update then goes through bytes, as with a shared store).
+type TypedStore interface {
+	StateStore
+	// UpdateTyped runs update exactly once, with the MemoryStore that
+	// keeps the values, and returns update's error unchanged. update is
+	// one whole [Update] of one key (its fn included; it may panic with
+	// fn's panic). Its errors are all the caller's (fn's error, a value
+	// that does not decode or encode, [ErrDeadline]): a MemoryStore has no
+	// failure of its own, so a decorator counting store failures counts
+	// none here. A decorator may time update; it must not call it twice,
+	// nor from another goroutine after UpdateTyped returned.
+	UpdateTyped(ctx context.Context, update func(*MemoryStore) error) error
+}
+
 // Get returns the value stored under key for the rollout session of ctx,
 // decoded from JSON into a T. ok is false, with the zero T and a nil error,
 // if there is no value (never set, or its session expired; see
@@ -98,7 +118,8 @@ func Get[T any](ctx context.Context, key string) (value T, ok bool, err error) {
 // with a fresh T, so fn should only compute the new value; the memory store
 // calls it exactly once.
 //
-// The memory store ([MemoryStore], the default) keeps the T itself, not its
+// The memory store ([MemoryStore], the default, also behind a decorator
+// that is a [TypedStore], such as the host's metrics) keeps the T itself, not its
 // JSON: fn gets a copy of the stored T (copy-on-write: slices and maps
 // copied, strings shared, a slice of reference-free elements in one
 // memmove; the parts JSON would change, such as pointers, interfaces and
@@ -139,8 +160,10 @@ func Update[T any](ctx context.Context, key string, fn func(*T) error) error {
 	}
 	lock := guardLock{guards: guardsFrom(ctx)}
 	defer lock.unlock()
-	if ms, ok := s.m.state.(*MemoryStore); ok {
-		return updateTyped(ms, s.id, key, &lock, fn)
+	if ts, ok := s.m.state.(TypedStore); ok {
+		return ts.UpdateTyped(ctx, func(ms *MemoryStore) error {
+			return updateTyped(ms, s.id, key, &lock, fn)
+		})
 	}
 	return s.m.state.Update(ctx, s.id, key, func(old []byte, ok bool) ([]byte, error) {
 		lock.unlock() // a store that calls fn again: fn runs unguarded

@@ -105,10 +105,10 @@ func New() *Workplace {
 }
 
 var (
-	_ framework.Provisioner       = (*Workplace)(nil)
-	_ framework.ToolsProvider     = (*Workplace)(nil)
-	_ framework.SessionToolFilter = (*Workplace)(nil)
-	_ framework.SessionCloser     = (*Workplace)(nil)
+	_ framework.Provisioner    = (*Workplace)(nil)
+	_ framework.ToolsProvider  = (*Workplace)(nil)
+	_ framework.SeedToolFilter = (*Workplace)(nil)
+	_ framework.SessionCloser  = (*Workplace)(nil)
 )
 
 // toolSpec is one entry of the tools file.
@@ -233,18 +233,12 @@ func (s *Workplace) Tools(harvested []framework.Tool, catchall *framework.CatchA
 	return out
 }
 
-// AllowedToolsForSession narrows a rollout's MCP tools to
+// AllowedToolsForSeed narrows a rollout's MCP tools to
 // verifier_metadata.allowed_tools of the seed body when it is there (a list
-// of tool names); absent or null, the rollout is unrestricted.
-func (s *Workplace) AllowedToolsForSession(_ context.Context, seedBody json.RawMessage) ([]string, error) {
-	if len(seedBody) == 0 {
-		return nil, nil
-	}
-	body, err := framework.ParseJSON(seedBody)
-	if err != nil || body.Kind != framework.KindObject {
-		return nil, nil
-	}
-	meta, ok := body.Get("verifier_metadata")
+// of tool names); absent or null, the rollout is unrestricted. It reads
+// that one key of the row (framework.SeedBody.Get), not the rest of it.
+func (s *Workplace) AllowedToolsForSeed(_ context.Context, seed *framework.SeedBody) ([]string, error) {
+	meta, ok := seed.Get("verifier_metadata")
 	if !ok || meta.Kind == framework.KindNull {
 		return nil, nil
 	}

@@ -321,6 +321,9 @@ func (e *encodeState) value(v *Value) error {
 	case Number:
 		return e.number(v.Str)
 	case Array:
+		if IsLazy(v) {
+			return e.lazy(v)
+		}
 		if err := e.open('['); err != nil {
 			return err
 		}
@@ -332,6 +335,9 @@ func (e *encodeState) value(v *Value) error {
 		}
 		e.close(']', len(v.Items) == 0)
 	case Object:
+		if IsLazy(v) {
+			return e.lazy(v)
+		}
 		if err := e.open('{'); err != nil {
 			return err
 		}

@@ -246,6 +246,8 @@ type parser struct {
 	// copyStr: s is not built; strings and literals are copied out of
 	// data one by one (a Reader).
 	copyStr bool
+	// lazy: containers below the root are kept as lazy spans (lazy.go).
+	lazy bool
 
 	depth    int
 	maxDepth int  // MaxDepth unless limited
@@ -257,6 +259,7 @@ type parser struct {
 	vals []Value  // scratch stack of array items being collected
 	mems []Member // scratch stack of object members being collected
 	buf  []byte   // scratch for unescaping
+	keys []string // scratch stack of the keys of objects being written (lazy.go)
 
 	valSlab  []Value // carved into exact-size Items slices
 	memSlab  []Member
@@ -289,6 +292,12 @@ func getParser(text []byte, sur, only bool) *parser {
 func putParser(p *parser) {
 	p.data, p.s, p.err, p.depth = nil, "", nil, 0
 	p.limited, p.elems, p.maxElems = false, 0, 0
+	p.lazy = false
+	clear(p.keys[:cap(p.keys)])
+	if cap(p.keys) > 1<<10 {
+		p.keys = nil
+	}
+	p.keys = p.keys[:0]
 	p.valSlab, p.memSlab = nil, nil
 	// Drop references the scratch stacks still hold.
 	clear(p.vals[:p.valHigh])
@@ -389,6 +398,12 @@ func (p *parser) value(i int) (Value, int) {
 	case '"':
 		s, j := p.str(i)
 		return Value{Kind: String, Str: s}, j
+	case '{', '[':
+		if p.lazy && !p.only && p.depth > 0 {
+			return p.skipLazy(i)
+		}
+	}
+	switch d[i] {
 	case '{':
 		return p.object(i)
 	case '[':

@@ -54,7 +54,7 @@ func defaultSeed() *Tool {
 		Name: "seed_session",
 		path: "/seed_session",
 		invoke: func(_ context.Context, _ string, b *body, _ []byte) (any, error) {
-			if args := b.value(); args.Kind != pyjson.Object {
+			if args := b.lazy(); args.Kind != pyjson.Object {
 				return nil, modelAttributesError(args)
 			}
 			return struct{}{}, nil
@@ -72,7 +72,7 @@ func modelAttributesError(v pyjson.Value) error {
 
 // verifyRoute is the compiled POST /verify.
 type verifyRoute struct {
-	invoke func(ctx context.Context, body pyjson.Value, normalize func(string) string) (any, error)
+	invoke func(ctx context.Context, b *body, normalize func(string) string) (any, error)
 
 	reqSchema, respSchema json.RawMessage // nil when not generated
 }
@@ -136,7 +136,8 @@ func Verify[Req any, Resp any, PReq interface {
 	}
 	reqSchema, _ := schema.For(reflect.TypeFor[Req]())   // documentation only: a type the generator
 	respSchema, _ := schema.For(reflect.TypeFor[Resp]()) // cannot describe is served, undocumented
-	r.verify = &verifyRoute{reqSchema: reqSchema, respSchema: respSchema, invoke: func(ctx context.Context, body pyjson.Value, normalize func(string) string) (any, error) {
+	r.verify = &verifyRoute{reqSchema: reqSchema, respSchema: respSchema, invoke: func(ctx context.Context, b *body, normalize func(string) string) (any, error) {
+		body := b.lazy() // parsed as far as Req reads it
 		if body.Kind == pyjson.Null {
 			return nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
 		}
@@ -145,7 +146,7 @@ func Verify[Req any, Resp any, PReq interface {
 			return nil, &ValidationError{items: items}
 		}
 		base := PReq(&req).mustEmbedVerifyRequest()
-		base.raw = body
+		base.raw = b
 		echoParams, echoResp := base.ResponsesCreateParams.Dump(), base.Response.Dump()
 		if normalize != nil {
 			normalizeCalls(base.Response.Output, normalize)
@@ -200,13 +201,14 @@ func normalizeCalls(out []OutputItem, f func(string) string) {
 // declared fields in declaration order with their decoded values (absent
 // optional fields included), then its extra keys when it embeds Extra;
 // responses_create_params and response as their model dumps (their
-// MarshalJSON).
+// MarshalJSON). The members' values are lazy (pyjson.ParseLazy: spans of
+// the written dump, never a tree), for the answer's encoder only.
 func requestDump(req any) (pyjson.Value, error) {
 	b, err := pyjson.Marshal(req, pyjson.Pydantic)
 	if err != nil {
 		return pyjson.Value{}, err
 	}
-	return pyjson.Parse(b)
+	return pyjson.ParseLazy(b, pyjson.Limits{})
 }
 
 // SeedSessionSchema returns the JSON Schema of the environment's

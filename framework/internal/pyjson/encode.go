@@ -109,7 +109,11 @@ func Marshal(v any, o Options) ([]byte, error) {
 	err := e.any(v)
 	var out []byte
 	if err == nil {
-		out = append([]byte(nil), e.buf...)
+		if cap(e.buf) > 1<<20 {
+			out, e.buf = e.buf, nil // a large result is not copied (nor pooled)
+		} else {
+			out = append([]byte(nil), e.buf...)
+		}
 	}
 	if cap(e.buf) <= 1<<20 {
 		statePool.Put(e)

@@ -2,6 +2,7 @@ package pyjson
 
 import (
 	"errors"
+	"slices"
 	"unsafe"
 )
 
@@ -242,6 +243,12 @@ var errLazyText = errors.New("pyjson: invalid lazy JSON span")
 // lazy writes the lazy container v from its text, streaming: tokens are
 // written as they are read, as e.value would write the parsed tree.
 func (e *encodeState) lazy(v *Value) error {
+	if n := len(v.Str); n > 4<<10 {
+		// The output is about the text's size (a little more with
+		// spaced separators or escapes): one allocation rather than
+		// append's 1.25x steps.
+		e.buf = slices.Grow(e.buf, n+n/8)
+	}
 	p := stringParser(v.Str, false)
 	j, err := p.emit(e, 0)
 	if err == nil && j != len(v.Str) {

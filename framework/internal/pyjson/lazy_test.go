@@ -2,7 +2,10 @@ package pyjson
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -131,4 +134,63 @@ func FuzzLazy(f *testing.F) {
 	f.Add([]byte("{\"a\":[\"\xed\xa0\x80\"]}"))
 	f.Add([]byte(`{"a":[1,]}`))
 	f.Fuzz(func(t *testing.T, data []byte) { checkLazy(t, data) })
+}
+
+// TestBigArrays: arrays past bigArray items, which Parse counts first and
+// fills exactly, parse as the validating pass says: the same values, and
+// for a defect anywhere in them the same error (message and position) as
+// Check, with and without limits.
+func TestBigArrays(t *testing.T) {
+	t.Parallel()
+	items := func(n int, f func(i int) string) string {
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(f(i))
+		}
+		b.WriteByte(']')
+		return b.String()
+	}
+	num := func(i int) string { return strconv.Itoa(i) }
+	nested := items(300, func(i int) string {
+		if i%100 == 7 {
+			return items(400, func(j int) string { return `{"k":` + strconv.Itoa(j) + `}` })
+		}
+		return `"s` + strconv.Itoa(i) + `"`
+	})
+	valid := []string{items(257, num), items(1000, num), nested, `{"a":` + nested + `}`,
+		strings.Repeat("[", 6) + items(600, num) + strings.Repeat("]", 6)}
+	for _, s := range valid {
+		v, err := Parse([]byte(s))
+		if err != nil {
+			t.Fatalf("Parse: %v", err)
+		}
+		var std any
+		d := json.NewDecoder(strings.NewReader(s))
+		d.UseNumber()
+		if err := d.Decode(&std); err != nil || !sameAsStd(v, std) {
+			t.Fatalf("Parse of a big array differs from encoding/json (%v)", err)
+		}
+		for _, lim := range []Limits{{MaxElements: 500}, {MaxElements: 100000}, {MaxDepth: 3}} {
+			_, perr := ParseLimited([]byte(s), lim)
+			cerr := Check([]byte(s), lim)
+			if fmt.Sprint(perr) != fmt.Sprint(cerr) {
+				t.Fatalf("%+v: ParseLimited %v, Check %v", lim, perr, cerr)
+			}
+		}
+	}
+	base := items(600, num)
+	for _, at := range []int{300, 1000, 2000, len(base) - 2} {
+		for _, bad := range []string{",]", "x", ",,", " 1", `"`, "\x01", "]"} {
+			s := base[:at] + bad + base[at:]
+			_, perr := Parse([]byte(s))
+			cerr := Check([]byte(s), Limits{})
+			if perr == nil || fmt.Sprint(perr) != fmt.Sprint(cerr) {
+				t.Fatalf("defect %q at %d: Parse %v, Check %v", bad, at, perr, cerr)
+			}
+		}
+	}
 }

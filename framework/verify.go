@@ -56,7 +56,7 @@ func defaultSeed() *Tool {
 		Name: "seed_session",
 		path: "/seed_session",
 		invoke: func(_ context.Context, _ string, b *body, _ []byte) (any, error) {
-			if args := b.lazy(); args.Kind != pyjson.Object {
+			if args := b.value(); args.Kind != pyjson.Object { // the tree a seed hook reads too
 				return nil, modelAttributesError(args)
 			}
 			return struct{}{}, nil
@@ -140,19 +140,32 @@ func Verify[Req any, Resp any, PReq interface {
 	reqSchema, _ := schema.For(reflect.TypeFor[Req]())   // documentation only: a type the generator
 	respSchema, _ := schema.For(reflect.TypeFor[Resp]()) // cannot describe is served, undocumented
 	r.verify = &verifyRoute{reqSchema: reqSchema, respSchema: respSchema, invoke: func(ctx context.Context, b *body, normalize func(string) string) (any, error) {
-		body := b.lazy() // parsed as far as Req reads it
-		if body.Kind == pyjson.Null {
-			return nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
-		}
 		var req Req
-		if items := plan.Decode(body, reflect.ValueOf(&req).Elem(), lax.ModeHTTP); len(items) > 0 {
-			return nil, &ValidationError{items: items}
+		// Straight from the text as a tool's request; when that gives up
+		// (an item to report, a duplicate key, null), from the lazy tree,
+		// parsed as far as Req reads it.
+		streamed := false
+		if raw, lim, ok := b.text(); ok {
+			if streamed = plan.DecodeJSON(raw, lim, reflect.ValueOf(&req).Elem(), lax.ModeHTTP); !streamed {
+				req = *new(Req)
+			}
+		}
+		var body pyjson.Value
+		if !streamed {
+			if body = b.lazy(); body.Kind == pyjson.Null {
+				return nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
+			}
+			if items := plan.Decode(body, reflect.ValueOf(&req).Elem(), lax.ModeHTTP); len(items) > 0 {
+				return nil, &ValidationError{items: items}
+			}
 		}
 		var extra *pyjson.Extra // Req's, when the answer may echo it
 		var echo extraEcho
 		if extraIdx != nil && reqExtraIdx != nil {
 			extra = reflect.ValueOf(&req).Elem().FieldByIndex(reqExtraIdx).Addr().Interface().(*pyjson.Extra)
-			echo = extraEchoOf(body, extra.Members)
+			if len(extra.Members) > 0 {
+				echo = extraEchoOf(b.lazy(), extra.Members)
+			}
 		}
 		base := PReq(&req).mustEmbedVerifyRequest()
 		base.raw = b

@@ -416,7 +416,7 @@ func Decode[T any](args json.RawMessage) (T, error) {
 			return out, nil
 		}
 	}
-	v, err := pyjson.Parse(args)
+	v, err := pyjson.ParseLazy(args, pyjson.Limits{}) // the items' inputs stay text
 	if err != nil {
 		return zero, Errorf(400, "There was an error parsing the body")
 	}

@@ -49,6 +49,26 @@ func (b *body) value() pyjson.Value {
 	return b.v
 }
 
+// view returns a lazy tree whose spans are views of the body's text (no
+// copy; pyjson.ParseLazyView), not kept: for what is written out while the
+// text is alive and unchanged (the request's own answer), never for what
+// an environment keeps. It is the full tree once that is built.
+func (b *body) view() pyjson.Value {
+	if b == nil {
+		return pyjson.Value{}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.parsed:
+		return b.v
+	case b.lazied:
+		return b.lz
+	}
+	v, _ := pyjson.ParseLazyView(b.raw, b.lim) // checked: cannot fail
+	return v
+}
+
 // lazy returns the lazy tree (JSON null for a nil body), or the full tree
 // when it is built already. Its lazy values must not reach an environment
 // (pyjson.Materialize them); the encoders write them as the full tree.

@@ -164,7 +164,10 @@ func Verify[Req any, Resp any, PReq interface {
 		if extraIdx != nil && reqExtraIdx != nil {
 			extra = reflect.ValueOf(&req).Elem().FieldByIndex(reqExtraIdx).Addr().Interface().(*pyjson.Extra)
 			if len(extra.Members) > 0 {
-				echo = extraEchoOf(b.lazy(), extra.Members)
+				// The echo's spans are views of the body's text, which
+				// lives (unchanged: no hook sees /verify's) until the
+				// answer is written.
+				echo = extraEchoOf(b.view(), extra.Members)
 			}
 		}
 		base := PReq(&req).mustEmbedVerifyRequest()

@@ -56,6 +56,26 @@ func ParseLazy(data []byte, lim Limits) (Value, error) {
 	return v, err
 }
 
+// ParseLazyView is ParseLazy without the copy of the text: the Values'
+// strings and spans are views of data, which must stay unchanged while
+// they are used (Materialize'd values are views too). A text that is not
+// UTF-8 as it stands (UTF-16, UTF-32, a BOM, encoded surrogates) is
+// parsed as ParseLazy does it.
+func ParseLazyView(data []byte, lim Limits) (Value, error) {
+	text, sur, err := decodeText(data)
+	if err != nil {
+		return Value{}, err
+	}
+	if sur || len(text) != len(data) || len(text) == 0 {
+		return ParseLazy(data, lim)
+	}
+	p := stringParser(unsafe.String(unsafe.SliceData(text), len(text)), true)
+	p.limit(lim)
+	v, err := p.document()
+	putParser(p)
+	return v, err
+}
+
 // stringParser is a parser over the checked text s (a span of an earlier
 // parse): data aliases s, which the parser never writes, and every string
 // and literal it returns is a substring of s.

@@ -65,6 +65,9 @@ func checkLazy(t *testing.T, data []byte) {
 			t.Fatalf("%+v: tree writes %q (%v), lazy %q (%v)", o, wb, werr, lb, lerr)
 		}
 	}
+	if vw, err := ParseLazyView(data, Limits{}); err != nil || !reflect.DeepEqual(Materialize(vw), want) {
+		t.Fatalf("ParseLazyView = %#v, %v; want %#v", Materialize(vw), err, want)
+	}
 	if m := Materialize(lz); !reflect.DeepEqual(m, want) {
 		t.Fatalf("Materialize = %#v, want %#v", m, want)
 	}

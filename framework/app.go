@@ -18,6 +18,7 @@ import (
 
 	"github.com/gymkit/gymkit/framework/internal/lax"
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/bodyio"
 )
 
 // Options configure [Build].
@@ -461,7 +462,7 @@ var errContentType = errors.New("TypeError('Object of type bytes is not JSON ser
 // The body is returned checked but not parsed (nil for JSON null): a typed
 // request decodes straight from its text.
 func readBody(r *http.Request, lim JSONLimits) (*body, []byte, error) {
-	raw, err := io.ReadAll(r.Body)
+	raw, err := bodyio.ReadAll(r.Body, r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -558,7 +559,7 @@ func (a *App) seedHandler(w http.ResponseWriter, r *http.Request) {
 		// parses the raw bytes as JSON whatever the Content-Type (an
 		// unparseable or non-object body becomes {}, contract d.3).
 		seedBody = &SeedBody{}
-		if b, err := io.ReadAll(r.Body); err == nil {
+		if b, err := bodyio.ReadAll(r.Body, r.ContentLength); err == nil {
 			lim := a.jsonLimits.pyjson()
 			if kind, err := pyjson.CheckKind(b, lim); err == nil {
 				seedBody = seedBodyOf(b, lim, kind)
@@ -672,7 +673,7 @@ func (a *App) verifyHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := Tool{Name: "verify", invoke: func(ctx context.Context, _ string, args *body, _ []byte) (any, error) {
-		return a.verify.invoke(ctx, args.value(), a.opts.NormalizeToolName)
+		return a.verify.invoke(ctx, args, a.opts.NormalizeToolName)
 	}}
 	res, err := t.call(r.Context(), v, nil)
 	if err != nil {

@@ -7,11 +7,16 @@ import (
 )
 
 // body is one call's arguments: their JSON text, already checked (syntax
-// and limits, pyjson.CheckKind), and the parsed tree, built only when a
-// reader needs it (a dict body, /verify, a hook, or a typed request whose
-// streaming decode gave up). A typed request decodes straight from the text
-// (lax.Plan.DecodeJSON) and never builds the tree. A nil *body is an absent
-// body (JSON null). Safe for concurrent use.
+// and limits, pyjson.CheckKind), and the parsed trees, built only when a
+// reader needs them. A typed request decodes straight from the text
+// (lax.Plan.DecodeJSON) and never builds a tree. What the framework reads
+// itself (a typed request whose streaming decode gave up, for its 422
+// items, /verify, a dispatcher's or a json.RawMessage body's text) reads
+// the lazy tree (pyjson.ParseLazy: one level parsed, nested containers
+// kept as spans of the text), which costs a copy of the text whatever its
+// shape; what an environment sees as a Value (a Value or map body, a hook,
+// VerifyRequest.Raw) is the full tree. A nil *body is an absent body (JSON
+// null). Safe for concurrent use.
 type body struct {
 	mu     sync.Mutex
 	raw    []byte
@@ -19,6 +24,8 @@ type body struct {
 	kind   pyjson.Kind // the value's kind (pyjson.CheckKind's), known without the tree
 	parsed bool
 	v      pyjson.Value
+	lazied bool
+	lz     pyjson.Value
 }
 
 // textBody is the body of checked JSON text raw, whose value is of kind
@@ -51,8 +58,48 @@ func (b *body) value() pyjson.Value {
 		// The text was checked: ParseLimited cannot fail.
 		b.v, _ = pyjson.ParseLimited(b.raw, b.lim)
 		b.parsed, b.raw = true, nil
+		b.lazied, b.lz = false, pyjson.Value{} // the full tree serves both
 	}
 	return b.v
+}
+
+// view returns a lazy tree whose spans are views of the body's text (no
+// copy; pyjson.ParseLazyView), not kept: for what is written out while the
+// text is alive and unchanged (the request's own answer), never for what
+// an environment keeps. It is the full tree once that is built.
+func (b *body) view() pyjson.Value {
+	if b == nil {
+		return pyjson.Value{}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.parsed:
+		return b.v
+	case b.lazied:
+		return b.lz
+	}
+	v, _ := pyjson.ParseLazyView(b.raw, b.lim) // checked: cannot fail
+	return v
+}
+
+// lazy returns the lazy tree (JSON null for a nil body), or the full tree
+// when it is built already. Its lazy values must not reach an environment
+// (pyjson.Materialize them); the encoders write them as the full tree.
+func (b *body) lazy() pyjson.Value {
+	if b == nil {
+		return pyjson.Value{}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.parsed {
+		return b.v
+	}
+	if !b.lazied {
+		b.lz, _ = pyjson.ParseLazy(b.raw, b.lim) // checked: cannot fail
+		b.lazied = true
+	}
+	return b.lz
 }
 
 // text returns the JSON text and its limits for a streaming decode; ok is

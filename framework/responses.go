@@ -345,12 +345,14 @@ type VerifyRequest struct {
 	ResponsesCreateParams ResponseCreateParams `json:"responses_create_params" required:"true"`
 	Response              Response             `json:"response" required:"true"`
 
-	raw Value // the whole body as received
+	raw *body // the whole body as received, parsed in full by Raw
 }
 
 // Raw returns the whole /verify body as received (before validation and
-// before MCP tool names are normalized).
-func (r *VerifyRequest) Raw() Value { return r.raw }
+// before MCP tool names are normalized), JSON null for a VerifyRequest not
+// decoded from a body. The tree is built on the first call (the body's
+// text is kept until then); later calls return the same Value.
+func (r *VerifyRequest) Raw() Value { return r.raw.value() }
 
 func (r *VerifyRequest) mustEmbedVerifyRequest() *VerifyRequest { return r }
 

@@ -211,7 +211,7 @@ func Dispatch(r *Router, h DispatchFunc) {
 }
 
 func (d *dispatcher) invoke(ctx context.Context, tool string, b *body, _ []byte) (any, error) {
-	args := b.value()
+	args := b.lazy() // only written out: argsJSON reads the spans
 	if args.Kind != pyjson.Object {
 		return nil, modelAttributesError(args)
 	}

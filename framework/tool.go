@@ -314,7 +314,12 @@ func decoder[Req any](name string) (func(ctx context.Context, b *body, raw []byt
 	case bodyDict:
 		return func(_ context.Context, b *body, _ []byte) (Req, error) {
 			var req Req
-			v := b.value()
+			var v pyjson.Value
+			if _, text := any(&req).(*json.RawMessage); text {
+				v = b.lazy() // only written out: argsJSON reads the spans
+			} else {
+				v = b.value() // the environment's Value or map
+			}
 			if v.Kind != pyjson.Object {
 				return req, dictError(v)
 			}
@@ -372,7 +377,10 @@ func decoder[Req any](name string) (func(ctx context.Context, b *body, raw []byt
 			}
 			req = *new(Req)
 		}
-		v := b.value()
+		// The lazy tree: the items' inputs are spans of the text, a
+		// large array is read item by item, and only what the request
+		// keeps as a Value is built in full.
+		v := b.lazy()
 		if items := plan.Decode(v, reflect.ValueOf(&req).Elem(), mode); len(items) > 0 {
 			return req, &ValidationError{items: items}
 		}
@@ -415,7 +423,7 @@ func Decode[T any](args json.RawMessage) (T, error) {
 			return out, nil
 		}
 	}
-	v, err := pyjson.Parse(args)
+	v, err := pyjson.ParseLazy(args, pyjson.Limits{}) // the items' inputs stay text
 	if err != nil {
 		return zero, Errorf(400, "There was an error parsing the body")
 	}

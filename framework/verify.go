@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
+	"unsafe"
 
 	"github.com/gymkit/gymkit/framework/internal/lax"
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
@@ -72,7 +74,7 @@ func modelAttributesError(v pyjson.Value) error {
 
 // verifyRoute is the compiled POST /verify.
 type verifyRoute struct {
-	invoke func(ctx context.Context, body pyjson.Value, normalize func(string) string) (any, error)
+	invoke func(ctx context.Context, b *body, normalize func(string) string) (any, error)
 
 	reqSchema, respSchema json.RawMessage // nil when not generated
 }
@@ -120,6 +122,7 @@ func Verify[Req any, Resp any, PReq interface {
 		return
 	}
 	extraIdx := extraField(reflect.TypeFor[Resp]())
+	reqExtraIdx := extraField(reflect.TypeFor[Req]())
 	var declared map[string]bool
 	if extraIdx != nil {
 		var zero Resp
@@ -136,16 +139,39 @@ func Verify[Req any, Resp any, PReq interface {
 	}
 	reqSchema, _ := schema.For(reflect.TypeFor[Req]())   // documentation only: a type the generator
 	respSchema, _ := schema.For(reflect.TypeFor[Resp]()) // cannot describe is served, undocumented
-	r.verify = &verifyRoute{reqSchema: reqSchema, respSchema: respSchema, invoke: func(ctx context.Context, body pyjson.Value, normalize func(string) string) (any, error) {
-		if body.Kind == pyjson.Null {
-			return nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
-		}
+	r.verify = &verifyRoute{reqSchema: reqSchema, respSchema: respSchema, invoke: func(ctx context.Context, b *body, normalize func(string) string) (any, error) {
 		var req Req
-		if items := plan.Decode(body, reflect.ValueOf(&req).Elem(), lax.ModeHTTP); len(items) > 0 {
-			return nil, &ValidationError{items: items}
+		// Straight from the text as a tool's request; when that gives up
+		// (an item to report, a duplicate key, null), from the lazy tree,
+		// parsed as far as Req reads it.
+		streamed := false
+		if raw, lim, ok := b.text(); ok {
+			if streamed = plan.DecodeJSON(raw, lim, reflect.ValueOf(&req).Elem(), lax.ModeHTTP); !streamed {
+				req = *new(Req)
+			}
+		}
+		var body pyjson.Value
+		if !streamed {
+			if body = b.lazy(); body.Kind == pyjson.Null {
+				return nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
+			}
+			if items := plan.Decode(body, reflect.ValueOf(&req).Elem(), lax.ModeHTTP); len(items) > 0 {
+				return nil, &ValidationError{items: items}
+			}
+		}
+		var extra *pyjson.Extra // Req's, when the answer may echo it
+		var echo extraEcho
+		if extraIdx != nil && reqExtraIdx != nil {
+			extra = reflect.ValueOf(&req).Elem().FieldByIndex(reqExtraIdx).Addr().Interface().(*pyjson.Extra)
+			if len(extra.Members) > 0 {
+				// The echo's spans are views of the body's text, which
+				// lives (unchanged: no hook sees /verify's) until the
+				// answer is written.
+				echo = extraEchoOf(b.view(), extra.Members)
+			}
 		}
 		base := PReq(&req).mustEmbedVerifyRequest()
-		base.raw = body
+		base.raw = b
 		echoParams, echoResp := base.ResponsesCreateParams.Dump(), base.Response.Dump()
 		if normalize != nil {
 			normalizeCalls(base.Response.Output, normalize)
@@ -159,7 +185,7 @@ func Verify[Req any, Resp any, PReq interface {
 		if extraIdx != nil {
 			ex := reflect.ValueOf(&resp).Elem().FieldByIndex(extraIdx).Addr().Interface().(*pyjson.Extra)
 			if len(ex.Members) == 0 {
-				dump, err := requestDump(req)
+				dump, err := requestDump(&req, extra, echo)
 				if err != nil {
 					return nil, err
 				}
@@ -196,17 +222,83 @@ func normalizeCalls(out []OutputItem, f func(string) string) {
 	}
 }
 
-// requestDump is pydantic's body.model_dump() of a typed verify request: its
-// declared fields in declaration order with their decoded values (absent
-// optional fields included), then its extra keys when it embeds Extra;
-// responses_create_params and response as their model dumps (their
-// MarshalJSON).
-func requestDump(req any) (pyjson.Value, error) {
+// requestDump is pydantic's body.model_dump() of a typed verify request
+// (req points to it): its declared fields in declaration order with their
+// decoded values (absent optional fields included), then its extra keys
+// when it embeds Extra; responses_create_params and response as their
+// model dumps (their MarshalJSON). The members' values are lazy
+// (pyjson.ParseLazy: spans of the written dump, never a tree), for the
+// answer's encoder only. extra is req's embedded Extra (nil when it has
+// none) and echo what extraEchoOf recorded: when the extra members are
+// still those decoded, their values are the body's own spans (written as
+// their trees would be), so they are not written out and read again.
+func requestDump(req any, extra *pyjson.Extra, echo extraEcho) (pyjson.Value, error) {
+	var tail []pyjson.Member
+	if extra != nil && echo.unchanged(extra.Members) {
+		kept := extra.Members
+		extra.Members = nil
+		defer func() { extra.Members = kept }()
+		tail = echo.src
+	}
 	b, err := pyjson.Marshal(req, pyjson.Pydantic)
 	if err != nil {
 		return pyjson.Value{}, err
 	}
-	return pyjson.Parse(b)
+	dump, err := pyjson.ParseLazy(b, pyjson.Limits{})
+	if err != nil || tail == nil {
+		return dump, err
+	}
+	dump.Members = append(dump.Members[:len(dump.Members):len(dump.Members)], tail...)
+	return dump, nil
+}
+
+// extraEcho is what a verify request's extra members were decoded from:
+// decoded, the members as the request got them (their Values' headers);
+// src, the same keys with the body's lazy values. Zero: nothing recorded.
+type extraEcho struct {
+	decoded, src []pyjson.Member
+}
+
+// extraEchoOf records the extra members of a request decoded from the lazy
+// tree body (lax keeps the unknown keys in input order).
+func extraEchoOf(body pyjson.Value, members []pyjson.Member) extraEcho {
+	if len(members) == 0 {
+		return extraEcho{}
+	}
+	src := make([]pyjson.Member, 0, len(members))
+	for _, m := range body.Members {
+		if k := len(src); k < len(members) && m.Key == members[k].Key {
+			src = append(src, m)
+		}
+	}
+	if len(src) != len(members) {
+		return extraEcho{}
+	}
+	return extraEcho{decoded: slices.Clone(members), src: src}
+}
+
+// unchanged reports whether members are still those recorded: the same
+// keys with the same Values (the same strings and the same backing arrays;
+// Values are read-only, so the same arrays hold the same tree).
+func (x extraEcho) unchanged(members []pyjson.Member) bool {
+	if x.src == nil || len(members) != len(x.decoded) {
+		return false
+	}
+	for i := range members {
+		a, b := &members[i], &x.decoded[i]
+		if a.Key != b.Key || !sameValue(&a.Value, &b.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameValue reports whether a and b are the same Value: equal scalars,
+// containers over the same arrays.
+func sameValue(a, b *pyjson.Value) bool {
+	return a.Kind == b.Kind && a.Bool == b.Bool && a.Str == b.Str &&
+		len(a.Items) == len(b.Items) && unsafe.SliceData(a.Items) == unsafe.SliceData(b.Items) &&
+		len(a.Members) == len(b.Members) && unsafe.SliceData(a.Members) == unsafe.SliceData(b.Members)
 }
 
 // SeedSessionSchema returns the JSON Schema of the environment's

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/bodyio"
 )
 
 // ServeHTTP serves the /mcp endpoint (contract d.5). It answers what the
@@ -103,7 +103,7 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeTooLarge(w, d.maxBody)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, d.maxBody))
+	body, err := bodyio.ReadAll(http.MaxBytesReader(w, r.Body, d.maxBody), r.ContentLength)
 	if err != nil {
 		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
 			writeTooLarge(w, d.maxBody)

@@ -82,4 +82,16 @@
 // the caller decodes the tree (ParseLimited, Decode), so the error items are
 // always the tree path's. FuzzDecodeJSON holds the two paths to the same
 // values.
+//
+// # Lazy trees
+//
+// Decode also takes a lazy tree (pyjson.ParseLazy), the framework's input
+// when DecodeJSON gave up: a container is expanded one level when a struct
+// or map decoder reaches it, an array is read item by item
+// (pyjson.EachItem) into its slice, and what a decoded value keeps (any,
+// pyjson.Value, Dict, Extra members, Unmarshaler inputs) is materialized
+// in full, so nothing lazy reaches the caller. Error items keep lazy
+// inputs, which the renderers write from their text: a str field given a
+// 14 MiB array costs one Value, not 1.8M. FuzzLazyDecode holds the lazy
+// and full trees to the same items, renderings and values.
 package lax

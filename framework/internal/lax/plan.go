@@ -113,9 +113,11 @@ func (p *Plan) Decode(v pyjson.Value, dst reflect.Value, m Mode) []ErrorItem {
 	s := statePool.Get().(*state)
 	s.mode = m
 	s.root = v
+	s.lazy = pyjson.MayHoldLazy(&v)
 	p.dec(s, &s.root, dst)
 	items := s.items
 	s.items = nil
+	s.lazy = false
 	s.root = pyjson.Value{}
 	s.loc = s.loc[:0]
 	statePool.Put(s)
@@ -141,7 +143,11 @@ func TypeName(t reflect.Type) string { return model.TypeName(t) }
 
 // state is one Decode in progress.
 type state struct {
-	mode  Mode
+	mode Mode
+	// lazy: the input is a lazy tree (pyjson.ParseLazy): containers are
+	// expanded as the decoders reach them, and Materialized where a value
+	// is kept (see keep).
+	lazy  bool
 	root  pyjson.Value
 	loc   []locElem
 	items []ErrorItem
@@ -169,6 +175,25 @@ func (s *state) locCopy(extra int) []any {
 		}
 	}
 	return loc
+}
+
+// keep returns v as a decoded value may hold it: with its lazy containers
+// parsed (what an environment sees is never lazy).
+func (s *state) keep(v *pyjson.Value) pyjson.Value {
+	if s.lazy {
+		return pyjson.Materialize(*v)
+	}
+	return *v
+}
+
+// expand returns the object or array v with its own members or items
+// parsed (those of a lazy container's are lazy in turn).
+func expand(v *pyjson.Value) *pyjson.Value {
+	if pyjson.IsLazy(v) {
+		x := pyjson.Expand(*v)
+		return &x
+	}
+	return v
 }
 
 // add records it at the current location.
@@ -488,6 +513,7 @@ func (sp *structPlan) decode(s *state, v *pyjson.Value, dst reflect.Value) {
 		}
 		return
 	}
+	v = expand(v)
 	var buf [16]int32
 	found := buf[:0]
 	if len(sp.fields) <= len(buf) {
@@ -548,7 +574,9 @@ func (sp *structPlan) decode(s *state, v *pyjson.Value, dst reflect.Value) {
 			extra = make([]pyjson.Member, 0, unknown)
 			for mi := range v.Members {
 				if sp.lookup(v.Members[mi].Key) < 0 {
-					extra = append(extra, v.Members[mi])
+					m := v.Members[mi]
+					m.Value = s.keep(&m.Value)
+					extra = append(extra, m)
 				}
 			}
 		}
@@ -767,12 +795,12 @@ func pick(low bool, lo, hi string) string {
 
 // Any-like decoders.
 
-func decodeValue(_ *state, v *pyjson.Value, dst reflect.Value) {
-	*dst.Addr().Interface().(*pyjson.Value) = *v
+func decodeValue(s *state, v *pyjson.Value, dst reflect.Value) {
+	*dst.Addr().Interface().(*pyjson.Value) = s.keep(v)
 }
 
-func decodeAny(_ *state, v *pyjson.Value, dst reflect.Value) {
-	dst.Set(reflect.ValueOf(*v))
+func decodeAny(s *state, v *pyjson.Value, dst reflect.Value) {
+	dst.Set(reflect.ValueOf(s.keep(v)))
 }
 
 // decodeRaw stores the compact JSON that pydantic's dump_json would write for
@@ -794,14 +822,14 @@ func decodeObject(s *state, v *pyjson.Value, dst reflect.Value) {
 		s.fail(TypeDictType, v)
 		return
 	}
-	dst.Addr().Interface().(*pyjson.Dict).Members = v.Members
+	dst.Addr().Interface().(*pyjson.Dict).Members = s.keep(v).Members
 }
 
 // customDecoder decodes a self-validating type with its adapter; the items'
 // locs are prefixed with the field's.
 func customDecoder(call CustomFunc) decoder {
 	return func(s *state, v *pyjson.Value, dst reflect.Value) {
-		items := call(dst.Addr().Interface(), *v, s.mode)
+		items := call(dst.Addr().Interface(), s.keep(v), s.mode)
 		for _, it := range items {
 			if full(s.items) {
 				return
@@ -837,7 +865,7 @@ func sliceDecoder(t reflect.Type, elem decoder) decoder {
 			s.fail(TypeListType, v)
 			return
 		}
-		n := len(v.Items)
+		n := pyjson.Len(v)
 		if n == 0 {
 			dst.Set(empty) // [] is an empty list, not None
 			return
@@ -846,6 +874,19 @@ func sliceDecoder(t reflect.Type, elem decoder) decoder {
 		dst.SetZero()
 		dst.Grow(n)
 		dst.SetLen(n)
+		if pyjson.IsLazy(v) {
+			// One item at a time: a large array never becomes a tree.
+			pyjson.EachItem(v, func(i int, it *pyjson.Value) bool {
+				if full(s.items) {
+					return false
+				}
+				s.pushIdx(i)
+				elem(s, it, dst.Index(i))
+				s.pop()
+				return true
+			})
+			return
+		}
 		for i := range v.Items {
 			if full(s.items) {
 				return // the decode failed; its report is full
@@ -865,6 +906,7 @@ func mapDecoder(t reflect.Type, elem decoder) decoder {
 			s.fail(TypeDictType, v)
 			return
 		}
+		v = expand(v)
 		m := reflect.MakeMapWithSize(t, len(v.Members))
 		ev := reflect.New(elemType).Elem()
 		for i := range v.Members {

@@ -3,6 +3,7 @@ package lax
 import (
 	"fmt"
 	"strconv"
+	"unsafe"
 
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
 )
@@ -64,7 +65,8 @@ func RenderMCP(items []ErrorItem) string {
 		// Only a hand-built Input with a malformed number literal gets here.
 		return "[]"
 	}
-	return string(append(b, ']'))
+	b = append(b, ']')
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is not used again: no copy of a large report
 }
 
 // appendItems writes the items shown (see RenderHTTPStrict) joined by sep.

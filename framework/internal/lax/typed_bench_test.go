@@ -1,6 +1,7 @@
 package lax
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -65,8 +66,10 @@ type verifyBody struct {
 //   - stream (DecodeJSON, the path the framework takes): time-x, peak-x;
 //   - tree (ParseLimited then Decode, the path before issue 10's typed
 //     decoder): tree-time-x, tree-peak-x;
+//   - lazy (ParseLazy then Decode, the framework's path when the stream
+//     gives up, and /verify's): lazy-time-x, lazy-peak-x;
 //
-// with stream-MB-peak, tree-MB-peak, std-MB-peak and body-MB. Peak is the
+// with stream-MB-peak, tree-MB-peak, lazy-MB-peak, std-MB-peak and body-MB. Peak is the
 // growth of the live heap during one decode (sampled every 100 µs from a
 // collected heap, result kept alive); the body itself is not counted. The
 // bodies: the 14 MiB array of 7M ints, an array of 2M short strings, the
@@ -117,36 +120,53 @@ func BenchmarkTypedVsEncodingJSON(b *testing.B) {
 				}
 				return dst.Interface(), nil
 			}
+			lazy := func() (any, error) {
+				v, err := pyjson.ParseLazy(body, lim)
+				if err != nil {
+					return nil, err
+				}
+				dst := reflect.New(tc.typ)
+				if items := plan.Decode(v, dst.Elem(), ModeHTTP); len(items) > 0 {
+					return nil, fmt.Errorf("%s", RenderMCP(items))
+				}
+				return dst.Interface(), nil
+			}
 			std := func() (any, error) {
 				dst := reflect.New(tc.typ)
 				err := json.Unmarshal(body, dst.Interface())
 				return dst.Interface(), err
 			}
-			for _, f := range []func() (any, error){stream, tree, std} {
+			for _, f := range []func() (any, error){stream, tree, lazy, std} {
 				if _, err := f(); err != nil {
 					b.Fatal(err)
 				}
 			}
-			var tStream, tTree, tStd time.Duration
+			var tStream, tTree, tLazy, tStd time.Duration
 			for b.Loop() {
 				t0 := time.Now()
 				_, _ = stream()
 				t1 := time.Now()
 				_, _ = tree()
 				t2 := time.Now()
+				_, _ = lazy()
+				t3 := time.Now()
 				_, _ = std()
 				tStream += t1.Sub(t0)
 				tTree += t2.Sub(t1)
-				tStd += time.Since(t2)
+				tLazy += t3.Sub(t2)
+				tStd += time.Since(t3)
 			}
 			b.StopTimer()
-			pStream, pTree, pStd := peakOf(stream), peakOf(tree), peakOf(std)
+			pStream, pTree, pLazy, pStd := peakOf(stream), peakOf(tree), peakOf(lazy), peakOf(std)
 			b.ReportMetric(float64(tStream)/float64(tStd), "time-x")
 			b.ReportMetric(float64(pStream)/float64(pStd), "peak-x")
 			b.ReportMetric(float64(tTree)/float64(tStd), "tree-time-x")
 			b.ReportMetric(float64(pTree)/float64(pStd), "tree-peak-x")
+			b.ReportMetric(float64(tLazy)/float64(tStd), "lazy-time-x")
+			b.ReportMetric(float64(pLazy)/float64(pStd), "lazy-peak-x")
 			b.ReportMetric(float64(pStream)/(1<<20), "stream-MB-peak")
 			b.ReportMetric(float64(pTree)/(1<<20), "tree-MB-peak")
+			b.ReportMetric(float64(pLazy)/(1<<20), "lazy-MB-peak")
 			b.ReportMetric(float64(pStd)/(1<<20), "std-MB-peak")
 			b.ReportMetric(float64(len(body))/(1<<20), "body-MB")
 			b.SetBytes(int64(len(body)))
@@ -165,3 +185,96 @@ func peakOf(f func() (any, error)) uint64 {
 // (benchutil.VerifyBody): a workplace_assistant verify body, with a
 // training run's token ids when tokens is set. Nil without the data.
 func realVerifyBody(b *testing.B, tokens bool) []byte { return benchutil.VerifyBody(b, tokens) }
+
+type cityBody struct {
+	City string `json:"city" required:"true"`
+}
+
+// BenchmarkEchoVsEncodingJSON is a 422 that echoes a large input (a str
+// field given a 14 MiB array of ints, or an object holding the 15 MiB
+// escaped string), decoded and rendered (RenderHTTP) two ways, against
+// encoding/json reading the body as a generic tree and writing it back
+// (what echoing the input costs it) in the same run:
+//
+//   - lazy (ParseLazy, Decode, RenderHTTP: the framework's path): time-x,
+//     peak-x;
+//   - tree (ParseLimited, Decode, RenderHTTP: the path before the lazy
+//     trees): tree-time-x, tree-peak-x;
+//
+// with lazy-MB-peak, tree-MB-peak, std-MB-peak and body-MB. Peak is the
+// growth of the live heap during one run (the body not counted, the
+// answer kept alive).
+func BenchmarkEchoVsEncodingJSON(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		body func() []byte
+	}{
+		{"ints-14MiB", func() []byte { return []byte(`{"city":[` + strings.Repeat("1234567,", 14<<20/8) + "1]}") }},
+		{"string-escaped-15MiB", func() []byte {
+			return []byte(`{"city":{"text":"` + strings.Repeat(`\u003c\u003e\u0026`, 15<<20/18) + `"}}`)
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			body := tc.body()
+			plan, err := Compile(reflect.TypeFor[cityBody]())
+			if err != nil {
+				b.Fatal(err)
+			}
+			lim := pyjson.Limits{MaxElements: 10_000_000}
+			via := func(parse func([]byte, pyjson.Limits) (pyjson.Value, error)) func() (any, error) {
+				return func() (any, error) {
+					v, err := parse(body, lim)
+					if err != nil {
+						return nil, err
+					}
+					items := plan.Decode(v, reflect.New(plan.Type()).Elem(), ModeHTTP)
+					if len(items) != 1 {
+						return nil, fmt.Errorf("%d items", len(items))
+					}
+					return RenderHTTP(items), nil
+				}
+			}
+			lazy, tree := via(pyjson.ParseLazy), via(pyjson.ParseLimited)
+			std := func() (any, error) {
+				var x any
+				if err := json.Unmarshal(body, &x); err != nil {
+					return nil, err
+				}
+				return json.Marshal(x)
+			}
+			a, err := lazy()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if t, err := tree(); err != nil || !bytes.Equal(a.([]byte), t.([]byte)) {
+				b.Fatalf("the lazy and tree 422s differ (%v)", err)
+			}
+			if _, err := std(); err != nil {
+				b.Fatal(err)
+			}
+			var tLazy, tTree, tStd time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				_, _ = lazy()
+				t1 := time.Now()
+				_, _ = tree()
+				t2 := time.Now()
+				_, _ = std()
+				tLazy += t1.Sub(t0)
+				tTree += t2.Sub(t1)
+				tStd += time.Since(t2)
+			}
+			b.StopTimer()
+			pLazy, pTree, pStd := peakOf(lazy), peakOf(tree), peakOf(std)
+			b.ReportMetric(float64(tLazy)/float64(tStd), "time-x")
+			b.ReportMetric(float64(pLazy)/float64(pStd), "peak-x")
+			b.ReportMetric(float64(tTree)/float64(tStd), "tree-time-x")
+			b.ReportMetric(float64(pTree)/float64(pStd), "tree-peak-x")
+			b.ReportMetric(float64(pLazy)/(1<<20), "lazy-MB-peak")
+			b.ReportMetric(float64(pTree)/(1<<20), "tree-MB-peak")
+			b.ReportMetric(float64(pStd)/(1<<20), "std-MB-peak")
+			b.ReportMetric(float64(len(body))/(1<<20), "body-MB")
+			b.SetBytes(int64(len(body)))
+		})
+	}
+}

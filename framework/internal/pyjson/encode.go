@@ -109,7 +109,11 @@ func Marshal(v any, o Options) ([]byte, error) {
 	err := e.any(v)
 	var out []byte
 	if err == nil {
-		out = append([]byte(nil), e.buf...)
+		if cap(e.buf) > 1<<20 {
+			out, e.buf = e.buf, nil // a large result is not copied (nor pooled)
+		} else {
+			out = append([]byte(nil), e.buf...)
+		}
 	}
 	if cap(e.buf) <= 1<<20 {
 		statePool.Put(e)
@@ -321,6 +325,9 @@ func (e *encodeState) value(v *Value) error {
 	case Number:
 		return e.number(v.Str)
 	case Array:
+		if IsLazy(v) {
+			return e.lazy(v)
+		}
 		if err := e.open('['); err != nil {
 			return err
 		}
@@ -332,6 +339,9 @@ func (e *encodeState) value(v *Value) error {
 		}
 		e.close(']', len(v.Items) == 0)
 	case Object:
+		if IsLazy(v) {
+			return e.lazy(v)
+		}
 		if err := e.open('{'); err != nil {
 			return err
 		}

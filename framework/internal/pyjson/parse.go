@@ -246,6 +246,8 @@ type parser struct {
 	// copyStr: s is not built; strings and literals are copied out of
 	// data one by one (a Reader).
 	copyStr bool
+	// lazy: containers below the root are kept as lazy spans (lazy.go).
+	lazy bool
 
 	depth    int
 	maxDepth int  // MaxDepth unless limited
@@ -257,6 +259,7 @@ type parser struct {
 	vals []Value  // scratch stack of array items being collected
 	mems []Member // scratch stack of object members being collected
 	buf  []byte   // scratch for unescaping
+	keys []string // scratch stack of the keys of objects being written (lazy.go)
 
 	valSlab  []Value // carved into exact-size Items slices
 	memSlab  []Member
@@ -289,6 +292,12 @@ func getParser(text []byte, sur, only bool) *parser {
 func putParser(p *parser) {
 	p.data, p.s, p.err, p.depth = nil, "", nil, 0
 	p.limited, p.elems, p.maxElems = false, 0, 0
+	p.lazy = false
+	clear(p.keys[:cap(p.keys)])
+	if cap(p.keys) > 1<<10 {
+		p.keys = nil
+	}
+	p.keys = p.keys[:0]
 	p.valSlab, p.memSlab = nil, nil
 	// Drop references the scratch stacks still hold.
 	clear(p.vals[:p.valHigh])
@@ -389,6 +398,12 @@ func (p *parser) value(i int) (Value, int) {
 	case '"':
 		s, j := p.str(i)
 		return Value{Kind: String, Str: s}, j
+	case '{', '[':
+		if p.lazy && !p.only && p.depth > 0 {
+			return p.skipLazy(i)
+		}
+	}
+	switch d[i] {
 	case '{':
 		return p.object(i)
 	case '[':
@@ -809,6 +824,14 @@ func (p *parser) array(start int) (Value, int) {
 			if i < n && d[i] == ']' {
 				return p.abortArray(base, msgTrailingCommaAr, comma)
 			}
+			if !p.only && len(p.vals)-base == bigArray && p.depth <= bigArrayDepth {
+				if items, end, ok := p.bigArray(base, i); ok {
+					p.depth--
+					return Value{Kind: Array, Items: items}, end
+				} else if end < 0 {
+					return Value{}, -1
+				}
+			}
 		}
 	}
 	p.depth--
@@ -816,6 +839,74 @@ func (p *parser) array(start int) (Value, int) {
 		return Value{}, i + 1
 	}
 	return Value{Kind: Array, Items: p.popItems(base)}, i + 1
+}
+
+// A big array (more than bigArray items, nested at most bigArrayDepth
+// deep) is counted before its items are parsed, so they go straight into
+// one exact allocation rather than through the scratch stack (which would
+// grow to the array's size and then be copied: about 3x its Items in
+// all). Deeper ones keep the stack, so no byte is counted more than
+// bigArrayDepth times.
+const (
+	bigArray      = 256
+	bigArrayDepth = 4
+)
+
+// bigArray continues the array whose items from base on are on the
+// scratch stack, at the start of its next item i: it counts the rest
+// (validating only), then parses it into the exact Items. ok false with
+// end >= 0: the count met an error, parse on as usual (which reports it);
+// end < 0: a parse error, p.err set.
+func (p *parser) bigArray(base, i int) (items []Value, end int, ok bool) {
+	d := p.data
+	n := len(d)
+	// Count, with the element limit off (the parse below applies it).
+	elems, maxElems, depth := p.elems, p.maxElems, p.depth
+	p.only, p.maxElems = true, 0
+	rest := 0
+	j := i
+	for {
+		_, k := p.value(j)
+		if k < 0 {
+			break
+		}
+		rest++
+		j = p.ws(k)
+		if j < n && d[j] == ']' {
+			break
+		}
+		if j >= n || d[j] != ',' {
+			k = -1
+			break
+		}
+		j = p.ws(j + 1)
+	}
+	p.only, p.maxElems, p.elems, p.depth = false, maxElems, elems, depth
+	if p.err != nil || j >= n || d[j] != ']' || (p.maxElems > 0 && p.elems+rest > p.maxElems) {
+		// An error ahead, or more items than the element limit allows:
+		// the usual parse reports it, having built no more than the
+		// limit.
+		p.err = nil
+		return nil, 0, false
+	}
+	have := len(p.vals) - base
+	items = make([]Value, have+rest)
+	copy(items, p.vals[base:])
+	p.valHigh = max(p.valHigh, len(p.vals))
+	clear(p.vals[base:])
+	p.vals = p.vals[:base]
+	for k := have; k < len(items); k++ {
+		v, e := p.value(i)
+		if e < 0 {
+			return nil, -1, false
+		}
+		items[k] = v
+		i = p.ws(e)
+		if k+1 < len(items) {
+			i = p.ws(i + 1) // the ',' the count saw
+		}
+	}
+	return items, i + 1, true // i is at the ']' the count saw
 }
 
 func (p *parser) abortArray(base int, msg string, off int) (Value, int) {

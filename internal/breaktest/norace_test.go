@@ -1,0 +1,5 @@
+//go:build !race
+
+package breaktest
+
+const raceEnabled = false

@@ -52,8 +52,10 @@ func TestRedisStoreForeignValues(t *testing.T) {
 			}
 			ran := false
 			for op, call := range map[string]func() error{
-				"get":    func() error { _, _, err := st.Get(ctx, "bad", "k"); return err },
-				"update": func() error { return st.Update(ctx, "bad", "k", func(o []byte, ok bool) ([]byte, error) { ran = true; return incr(o, ok) }) },
+				"get": func() error { _, _, err := st.Get(ctx, "bad", "k"); return err },
+				"update": func() error {
+					return st.Update(ctx, "bad", "k", func(o []byte, ok bool) ([]byte, error) { ran = true; return incr(o, ok) })
+				},
 			} {
 				err := call()
 				if !errors.Is(err, redisstore.ErrCorruptState) || errors.Is(err, session.ErrStoreUnavailable) ||

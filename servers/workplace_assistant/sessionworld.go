@@ -73,8 +73,11 @@ const (
 	// a few dozen): the call that would be call 1001 is refused with 413.
 	DefaultMaxLogCalls = 1000
 	// DefaultMaxLogBytes bounds the log's JSON (its calls' bodies and
-	// names), 4 MiB: a call that would take it past is refused with 413.
-	DefaultMaxLogBytes = 4 << 20
+	// names), 1 MiB, twenty times a long NeMo rollout's: a call that would
+	// take it past is refused with 413. (4 MiB was too much: a call carrying
+	// a 3 MB log timed out reading it at the default 1 s read_timeout on a
+	// loaded 2-core machine.)
+	DefaultMaxLogBytes = 1 << 20
 )
 
 // logBytes is about the size of l's JSON.

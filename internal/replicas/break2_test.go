@@ -278,3 +278,129 @@ func TestNoLeakAfterShutdown(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestCorruptChangeLog: a workplace_assistant rollout's change log in
+// Redis overwritten with garbage, with JSON of another shape, or with a log
+// past the bounds (2,000 hand-written sends: replaying it took a replica
+// 97 s per 20,000 before the bound). That rollout's calls answer 500 naming
+// the change log, at once, on both replicas; another rollout is untouched;
+// and /close_session clears it: the rollout's next call answers "Session
+// not initialized" and a new seed works.
+func TestCorruptChangeLog(t *testing.T) {
+	url, prefix := redistest.URL(t), redistest.Prefix(t)
+	redis := []string{"session.store=redis", "session.url=" + url, "session.prefix=" + prefix}
+	a, b := startWorkplace(t, redis...), startWorkplace(t, redis...)
+	rc := redisClient(t, url)
+	ctx := context.Background()
+	other := seedRow(t, b, map[string]any{})
+	if code, out, _ := post(t, b, "/email_send_email", other, map[string]any{"recipient": "o@atlas.com", "subject": "zq-other-rollout", "body": "b"}); code != 200 {
+		t.Fatalf("the other rollout's send: %d %s", code, out)
+	}
+	var long strings.Builder
+	long.WriteString(`{"gen":"g","calls":[`)
+	for i := range 2000 {
+		if i > 0 {
+			long.WriteString(",")
+		}
+		fmt.Fprintf(&long, `{"t":"email_send_email","a":{"recipient":"a@b.co","subject":"s%d","body":"b"}}`, i)
+	}
+	long.WriteString("]}")
+	for _, tt := range []struct{ name, value, want string }{
+		{"garbage", "{{{", "decoding state"},
+		{"another shape", `{"gen":"g","calls":{"t":1}}`, "decoding state"},
+		{"past the bounds", long.String(), "not replayed"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ro := seedRow(t, a, map[string]any{})
+			if code, out, _ := post(t, a, "/email_send_email", ro, map[string]any{"recipient": "a@atlas.com", "subject": "mine", "body": "b"}); code != 200 {
+				t.Fatalf("send: %d %s", code, out)
+			}
+			var key string
+			keys, _ := rc.Keys(ctx, prefix+"*").Result()
+			for _, k := range keys {
+				if v, _ := rc.HGet(ctx, k, "v:workplace_assistant.changes").Result(); strings.Contains(v, `"mine"`) {
+					key = k
+				}
+			}
+			if key == "" {
+				t.Fatal("the rollout's key is not in Redis")
+			}
+			if err := rc.HSet(ctx, key, "v:workplace_assistant.changes", tt.value).Err(); err != nil {
+				t.Fatal(err)
+			}
+			for _, base := range []string{a, b} {
+				start := time.Now()
+				code, out, _ := post(t, base, "/email_search_emails", ro, map[string]any{"query": "s1"})
+				if code != 500 || !strings.Contains(string(out), tt.want) || !strings.Contains(string(out), "workplace") {
+					t.Errorf("a call on %s: %d %.300s, want 500 %q", base, code, out, tt.want)
+				}
+				if d := time.Since(start); d > 5*time.Second {
+					t.Errorf("the refusal on %s took %v", base, d)
+				}
+			}
+			code, out, _ := post(t, b, "/email_search_emails", other, map[string]any{"query": "zq-other-rollout"})
+			if code != 200 || !strings.Contains(string(out), `"total_emails":1`) {
+				t.Errorf("the other rollout: %d %.200s", code, out)
+			}
+			post(t, b, "/close_session", ro, map[string]any{})
+			if code, out, _ := post(t, a, "/email_search_emails", ro, map[string]any{"query": "s1"}); code != 400 || !strings.Contains(string(out), "Session not initialized") {
+				t.Errorf("after close_session: %d %.200s, want 400 Session not initialized", code, out)
+			}
+			if code, out, _ := post(t, a, "/seed_session", ro, map[string]any{}); code != 200 {
+				t.Errorf("a new seed after close: %d %s", code, out)
+			}
+		})
+	}
+}
+
+// TestExpiredAndForeignRollouts: a workplace_assistant rollout idle past
+// session_idle_timeout (2 s) on A answers "Session not initialized" on B,
+// on both doors (its cookie and its Redis key both expired), never a 500
+// or a stale world; and the cookie and MCP token of a rollout are no
+// rollout on a replica of another instance sharing the Redis and the
+// secret under another prefix.
+func TestExpiredAndForeignRollouts(t *testing.T) {
+	url, prefix := redistest.URL(t), redistest.Prefix(t)
+	redis := []string{"session.store=redis", "session.url=" + url, "session.prefix=" + prefix, "session_idle_timeout=2s"}
+	a, b := startWorkplace(t, redis...), startWorkplace(t, redis...)
+	elsewhere := startWorkplace(t, "session.store=redis", "session.url="+url, "session.prefix="+redistest.Prefix(t))
+	ro := seedRow(t, a, map[string]any{})
+	if code, out, _ := post(t, a, "/email_send_email", ro, map[string]any{"recipient": "a@atlas.com", "subject": "zq-expiring", "body": "b"}); code != 200 {
+		t.Fatalf("send on A: %d %s", code, out)
+	}
+	notSeeded := "Session not initialized. Please call seed_session first."
+	search := map[string]any{"query": "zq-expiring"}
+	if code, out, _ := post(t, elsewhere, "/email_search_emails", ro, search); code != 400 || !strings.Contains(string(out), notSeeded) {
+		t.Errorf("the cookie on another instance's replica: %d %.200s, want 400", code, out)
+	}
+	res, err := mcpClient(t, elsewhere, ro.token).CallTool(context.Background(), &mcp.CallToolParams{Name: "email_search_emails", Arguments: search})
+	if err != nil || !res.IsError || !strings.Contains(mcpText(res), notSeeded) {
+		t.Errorf("the token on another instance's replica: %v %q, want isError 400", err, mcpText(res))
+	}
+	mcpB := mcpClient(t, b, ro.token)
+	if code, out, _ := post(t, b, "/email_search_emails", ro, search); code != 200 || !strings.Contains(string(out), `"total_emails":1`) {
+		t.Fatalf("the rollout on B: %d %.200s", code, out)
+	}
+	rc := redisClient(t, url)
+	deadline := time.Now().Add(pollCeiling)
+	for {
+		keys, err := rc.Keys(context.Background(), prefix+"*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(keys) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the rollout's key never expired: %v", keys)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if code, out, _ := post(t, b, "/email_search_emails", ro, search); code != 400 || !strings.Contains(string(out), notSeeded) {
+		t.Errorf("the expired rollout on B over HTTP: %d %.200s, want 400", code, out)
+	}
+	res, err = mcpB.CallTool(context.Background(), &mcp.CallToolParams{Name: "email_search_emails", Arguments: search})
+	if err != nil || !res.IsError || !strings.Contains(mcpText(res), notSeeded) {
+		t.Errorf("the expired rollout on B over MCP: %v %q, want isError 400", err, mcpText(res))
+	}
+}

@@ -207,3 +207,49 @@ func TestCounterStormOnThreeReplicas(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkplaceReseedRacesWithSends: sends of one rollout on three
+// replicas race with re-seeds of it (each a new generation of its change
+// log, on any replica). Every call answers 200, and afterwards the three
+// replicas show the very same world: the same search answer, byte for
+// byte, holding only emails whose send answered success.
+func TestWorkplaceReseedRacesWithSends(t *testing.T) {
+	url := redistest.URL(t)
+	redis := []string{"session.store=redis", "session.url=" + url, "session.prefix=" + redistest.Prefix(t),
+		"session.dial_timeout=2s", "session.read_timeout=2s"}
+	reps := []string{startWorkplace(t, redis...), startWorkplace(t, redis...), startWorkplace(t, redis...)}
+	ro := seedRow(t, reps[0], map[string]any{})
+	var out callOutcome
+	var jobs []func()
+	for i := range 60 {
+		jobs = append(jobs, func() {
+			code, body, _ := post(t, reps[i%3], "/email_send_email", ro, map[string]any{"recipient": "r@atlas.com", "subject": fmt.Sprintf("zq-reseed-%02d", i), "body": "b"})
+			out.add(fmt.Sprintf("send %d %s", code, body))
+		})
+		if i%15 == 7 {
+			jobs = append(jobs, func() {
+				code, body, _ := post(t, reps[(i+1)%3], "/seed_session", ro, map[string]any{})
+				out.add(fmt.Sprintf("seed %d %.20s", code, body))
+			})
+		}
+	}
+	storm(16, jobs)
+	for k := range out.got {
+		if !strings.HasPrefix(k, "send 200 ") && !strings.HasPrefix(k, "seed 200 ") {
+			t.Errorf("answers: %v, want only 200s", out.got)
+			break
+		}
+	}
+	var first string
+	for _, r := range reps {
+		code, body, _ := post(t, r, "/email_search_emails", ro, map[string]any{"query": "zq-reseed-", "page_size": 100})
+		if code != 200 {
+			t.Fatalf("search on %s: %d %s", r, code, body)
+		}
+		if first == "" {
+			first = string(body)
+		} else if string(body) != first {
+			t.Errorf("replica %s shows another world:\n%s\nfirst:\n%s", r, body, first)
+		}
+	}
+}

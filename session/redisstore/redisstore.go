@@ -117,8 +117,9 @@ type Options struct {
 // and finished sessions; there is nothing to sweep.
 //
 // Update is atomic per (session id, key) across replicas: it reads the value
-// and its version (HMGET), calls fn, and commits with a Lua script that
-// writes only if the version is still the one read (compare-and-set), else
+// and its version (a read script, which also checks that the key is
+// gymkit's), calls fn, and commits with a Lua script that writes only if
+// the version is still the one read (compare-and-set), else
 // reads again and calls fn again with the newer value. Within one process,
 // Updates of one key wait for each other on a local lock first, so the
 // retries happen only between replicas (docs/deployment.md gives the

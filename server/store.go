@@ -18,7 +18,8 @@ import (
 // secret would make every other replica refuse the rollout's cookies and
 // tokens. The store is pinged once; a store that does not answer is
 // logged, not fatal: calls fail with session.ErrStoreUnavailable until it
-// answers.
+// answers. A store whose maxmemory-policy is not noeviction is logged at
+// Warn (its evictions lose rollouts).
 func stateStore(ctx context.Context, cfg config.Instance, name string, log *slog.Logger) (session.StateStore, func() error, error) {
 	sc := cfg.Session
 	if sc.Store == "" || sc.Store == config.SessionStoreMemory {
@@ -53,6 +54,11 @@ func stateStore(ctx context.Context, cfg config.Instance, name string, log *slog
 		log.Warn("the session store does not answer yet; calls that read or write rollout state fail with 503 until it does", "store", "redis", "addr", st.Addr(), "error", err)
 	} else {
 		log.Info("session store", "store", "redis", "addr", st.Addr(), "prefix", prefix)
+		// A Redis that evicts keys when full drops rollouts' state silently
+		// (a counter back at 0, a world "not initialized"): say so at start.
+		if p, err := st.EvictionPolicy(pctx); err == nil && p != "noeviction" {
+			log.Warn("the session store evicts keys when it is full, which silently loses rollouts' state; set maxmemory-policy noeviction (a full Redis then fails writes with 503)", "store", "redis", "addr", st.Addr(), "maxmemory-policy", p)
+		}
 	}
 	return st, st.Close, nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -55,6 +56,65 @@ type changeCall struct {
 // errNoChange ends an Update whose call did not write: nothing is stored.
 var errNoChange = errors.New("workplace: the call changed nothing")
 
+// The bounds of one rollout's change log under world_state: session (not
+// yet config keys). Every call that writes carries the whole log to and
+// from the store, and a replica that has not cached the rollout's world
+// replays all of it (each send_email is O(emails), as in the Python tools,
+// so a rebuild is quadratic in the number of sends: 20,000 hand-written
+// sends took a replica 97 s to rebuild), so one rollout must not grow it
+// without bound: before these bounds, a rollout sending 4 MB bodies made
+// every later call of its own time out, and made other rollouts' calls on
+// the shared Redis fail with 503. A call past either bound answers 413
+// {"detail": "... change log would hold N calls and B bytes, over its
+// limit ..."} (MCP: isError "HTTP 413 from POST /<tool>: ..."), and writes
+// nothing; the rollout's reads and verify go on.
+const (
+	// DefaultMaxLogCalls is the most calls a log holds (a NeMo rollout makes
+	// a few dozen): the call that would be call 1001 is refused with 413.
+	DefaultMaxLogCalls = 1000
+	// DefaultMaxLogBytes bounds the log's JSON (its calls' bodies and
+	// names), 1 MiB, twenty times a long NeMo rollout's: a call that would
+	// take it past is refused with 413. (4 MiB was too much: a call carrying
+	// a 3 MB log timed out reading it at the default 1 s read_timeout on a
+	// loaded 2-core machine.)
+	DefaultMaxLogBytes = 1 << 20
+)
+
+// logBytes is about the size of l's JSON.
+func logBytes(l *changeLog) int {
+	n := len(`{"gen":"","calls":[]}`) + len(l.Gen)
+	for _, c := range l.Calls {
+		n += len(`{"t":"","a":},`) + len(c.Tool) + len(c.Args)
+	}
+	return n
+}
+
+// logFullError refuses a call that would take the rollout's change log past
+// c.maxLogCalls or c.maxLogBytes: a 413 naming the limit (HTTP door; the MCP
+// door's isError "HTTP 413 from POST /<tool>: ..."). Nothing is written; the
+// rollout's world stays as it was, and its reads and verify still work.
+func (c *worldCache) logFullError(calls, bytes int) error {
+	return framework.Errorf(413, "workplace_assistant (world_state: session): this rollout's change log would hold %d calls and %d bytes, over its limit of %d calls and %d bytes; the call was not applied (the rollout's world is unchanged); verify or close the rollout and seed a new one",
+		calls, bytes, c.maxLogCalls, c.maxLogBytes)
+}
+
+// full reports whether l is past the bounds.
+func (c *worldCache) full(l *changeLog) (calls, bytes int, full bool) {
+	calls, bytes = len(l.Calls), logBytes(l)
+	return calls, bytes, calls > c.maxLogCalls || bytes > c.maxLogBytes
+}
+
+// checkLog refuses to rebuild a log already past the bounds (written by
+// something else than this version of the server, or by hand): a plain
+// error (NeMo's 500, which drops the cookie: the agent's next call starts a
+// new session).
+func (c *worldCache) checkLog(l *changeLog) error {
+	if n, b, full := c.full(l); full {
+		return fmt.Errorf("workplace_assistant: the rollout's change log in the session store holds %d calls and %d bytes, over the limit of %d calls and %d bytes: not replayed; POST /close_session clears it", n, b, c.maxLogCalls, c.maxLogBytes)
+	}
+	return nil
+}
+
 // newGen returns a fresh seed generation id.
 func newGen() string {
 	var b [12]byte
@@ -82,14 +142,26 @@ func (w *world) fork() *world {
 	return &world{data: w.data, tables: w.tables, analyticsConverted: w.analyticsConverted}
 }
 
-// replayOn runs the logged calls on w, in order.
+// replayOn runs the logged calls on w, in order. Unlike callTracked it does
+// not re-estimate w's size after each call (an O(rows) walk, which made a
+// replay quadratic): the caller sets it once.
 func replayOn(w *world, calls []changeCall) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	for _, c := range calls {
 		body, err := framework.ParseJSON(c.Args)
 		if err != nil || body.Kind != framework.KindObject {
 			continue // never logged: the dispatcher parsed it
 		}
-		_, _, _ = w.callTracked(c.Tool, nonNull(body))
+		t, ok := toolByName[c.Tool]
+		if !ok {
+			continue // never logged: an unknown tool writes nothing
+		}
+		a, err := t.bind(nonNull(body))
+		if err != nil {
+			continue
+		}
+		_, _ = t.fn(w, a)
 	}
 }
 
@@ -160,6 +232,9 @@ func (s *Workplace) dispatchSession(ctx context.Context, id, tool string, raw js
 	if l.Gen == "" {
 		return nil, errNotSeeded
 	}
+	if err := s.cache.checkLog(&l); err != nil {
+		return nil, err
+	}
 	w := s.worldAt(id, &l).fork()
 	out, wrote, callErr := w.callBefore(ctx, tool, members)
 	if errors.Is(callErr, context.DeadlineExceeded) {
@@ -186,6 +261,9 @@ func (s *Workplace) dispatchSession(ctx context.Context, id, tool string, raw js
 		if cur.Gen == "" {
 			return errNotSeeded // verified or closed meanwhile
 		}
+		if err := s.cache.checkLog(cur); err != nil {
+			return err
+		}
 		rw, rout, rerr := w, out, callErr
 		if cur.Gen != gen || len(cur.Calls) != n {
 			// Another call committed first: run this one on its world.
@@ -201,6 +279,9 @@ func (s *Workplace) dispatchSession(ctx context.Context, id, tool string, raw js
 			}
 		}
 		cur.Calls = append(cur.Calls, changeCall{Tool: tool, Args: raw})
+		if n, b, full := s.cache.full(cur); full {
+			return s.cache.logFullError(n, b) // nothing written
+		}
 		doneW, doneOut, doneErr = rw, rout, rerr
 		doneGen, doneN = cur.Gen, len(cur.Calls)
 		return nil
@@ -236,6 +317,11 @@ type worldCache struct {
 	bytes     int64
 	now       func() time.Time
 	evicted   uint64
+
+	// maxLogCalls and maxLogBytes bound each rollout's change log
+	// (DefaultMaxLogCalls, DefaultMaxLogBytes); read-only after
+	// newWorldCache, set by tests.
+	maxLogCalls, maxLogBytes int
 }
 
 type cacheEntry struct {
@@ -248,7 +334,8 @@ type cacheEntry struct {
 
 func newWorldCache(maxIdle time.Duration, maxWorlds int, maxBytes int64, now func() time.Time) *worldCache {
 	return &worldCache{byID: map[string]*list.Element{}, lru: list.New(),
-		maxIdle: maxIdle, maxWorlds: maxWorlds, maxBytes: maxBytes, now: now}
+		maxIdle: maxIdle, maxWorlds: maxWorlds, maxBytes: maxBytes, now: now,
+		maxLogCalls: DefaultMaxLogCalls, maxLogBytes: DefaultMaxLogBytes}
 }
 
 // get returns the session's cached world if it is of generation gen and

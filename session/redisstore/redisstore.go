@@ -27,12 +27,12 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/gymkit/gymkit/session"
-	"github.com/gymkit/gymkit/session/internal/keylock"
 )
 
 // Defaults of [Options].
@@ -41,7 +41,22 @@ const (
 	DefaultDialTimeout = time.Second
 	// DefaultReadTimeout bounds each command's reply (and its write).
 	DefaultReadTimeout = time.Second
+	// DefaultMaxValueBytes bounds one stored value (16 MiB, the default
+	// max_body_bytes).
+	DefaultMaxValueBytes = 16 << 20
 )
+
+// ErrCorruptState is in the chain of the error a [Store] returns when the
+// rollout's Redis key holds something gymkit did not write: another type of
+// key (a list, a string: Redis's WRONGTYPE), a hash whose expiry field "d" is
+// not a number, or a value larger than [Options.MaxValueBytes]. Only that
+// rollout is affected: the store is reachable (the error does not wrap
+// [session.ErrStoreUnavailable], so the framework answers it as a plain
+// error, NeMo's unhandled 500, which drops the rollout's cookie, and the
+// agent's next call starts a new session), and [Store.Delete] (POST
+// /close_session) removes the key. Its text names the store, the key and
+// what is wrong. Test with errors.Is.
+var ErrCorruptState = errors.New("the rollout's state in the store is not what gymkit wrote")
 
 // Options configures a [Store] (the instance config's session
 // block: store: redis, url, prefix, dial_timeout, read_timeout, pool_size;
@@ -73,6 +88,14 @@ type Options struct {
 	// default (10 per CPU). Waiting for a free connection is bounded by
 	// ReadTimeout + 1s.
 	PoolSize int
+	// MaxValueBytes bounds one stored value, in bytes: Get and Update
+	// refuse a larger stored value without reading it (an error wrapping
+	// [ErrCorruptState]: something other than gymkit wrote it, or a
+	// store with a larger limit did), and Update refuses to write a value fn
+	// made larger (an error naming the key and both sizes, nothing
+	// written). It bounds the memory and the Redis time one rollout can
+	// take per call. Zero means [DefaultMaxValueBytes] (16 MiB).
+	MaxValueBytes int
 	// Clock is the time source of the absolute lifetime; nil means time.Now.
 	Clock func() time.Time
 }
@@ -94,8 +117,9 @@ type Options struct {
 // and finished sessions; there is nothing to sweep.
 //
 // Update is atomic per (session id, key) across replicas: it reads the value
-// and its version (HMGET), calls fn, and commits with a Lua script that
-// writes only if the version is still the one read (compare-and-set), else
+// and its version (a read script, which also checks that the key is
+// gymkit's), calls fn, and commits with a Lua script that writes only if
+// the version is still the one read (compare-and-set), else
 // reads again and calls fn again with the newer value. Within one process,
 // Updates of one key wait for each other on a local lock first, so the
 // retries happen only between replicas (docs/deployment.md gives the
@@ -110,7 +134,12 @@ type Options struct {
 // nothing is half-written (the script's write is all or nothing), and the
 // store recovers by itself (connections are re-dialled on the next call).
 // When a commit's reply is lost, the write may have happened or not; a
-// retried call sees which.
+// retried call sees which. Parallel Updates of one key waiting in this
+// process behind one that failed so fail with it at once (see
+// [Store.Update]). A key that holds something gymkit did not write (another
+// Redis type, a broken expiry field, a value over [Options.MaxValueBytes])
+// fails that rollout's calls with an error wrapping [ErrCorruptState], never
+// another rollout's.
 //
 // Make it with [New]; [Store.Close] closes its connections.
 // A Store is safe for concurrent use.
@@ -120,11 +149,13 @@ type Store struct {
 	prefix   string
 	idle     time.Duration
 	lifetime time.Duration
+	maxValue int
 	now      func() time.Time
 	watch    bool // commit with WATCH/MULTI instead of the script (benchmarks)
 	noLocal  bool // no in-process lock (benchmarks)
 
-	locks keylock.Map // in-process lock per "<session id>\x00<key>"
+	mu    sync.Mutex
+	locks map[string]*keyLock // in-process lock per "<session id>\x00<key>"
 }
 
 // New returns a Store configured by opts. It does not
@@ -155,13 +186,18 @@ func New(opts Options) (*Store, error) {
 		prefix:   opts.Prefix,
 		idle:     cmp(opts.IdleTimeout, session.DefaultIdleTimeout),
 		lifetime: cmp(opts.Lifetime, session.DefaultLifetime),
+		maxValue: opts.MaxValueBytes,
 		now:      opts.Clock,
+		locks:    make(map[string]*keyLock),
 	}
 	if s.prefix == "" {
 		s.prefix = "gymkit:"
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.maxValue <= 0 {
+		s.maxValue = DefaultMaxValueBytes
 	}
 	s.idle = min(s.idle, s.lifetime)
 	return s, nil
@@ -187,33 +223,92 @@ func (s *Store) Close() error { return s.rdb.Close() }
 // returns nil or an error wrapping [session.ErrStoreUnavailable]. A host's
 // readiness probe calls it.
 func (s *Store) Ping(ctx context.Context) error {
-	return s.fail("PING", s.rdb.Ping(ctx).Err())
+	return s.fail("PING", "", s.rdb.Ping(ctx).Err())
 }
 
-// fail wraps a go-redis error: nil stays nil; a network, timeout, pool or
-// server-state error wraps session.ErrStoreUnavailable; the context's own errors
-// stay as they are (the caller gave up).
-func (s *Store) fail(op string, err error) error {
+// fail wraps a go-redis error: nil stays nil; a key that is not gymkit's
+// (WRONGTYPE, or a script's BADSTATE reply) wraps ErrCorruptState; a network,
+// timeout, pool or server-state error (OOM, LOADING, READONLY, ...) wraps
+// session.ErrStoreUnavailable; the context's own errors stay as they are (the
+// caller gave up).
+func (s *Store) fail(op, sessionID string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
+	if corrupt(err) {
+		return fmt.Errorf("session: %w (redis at %s, key %q, %s): %v; POST /close_session deletes it",
+			ErrCorruptState, s.addr, s.Key(sessionID), op, err)
+	}
 	return fmt.Errorf("session: %w (redis at %s, %s): %v", session.ErrStoreUnavailable, s.addr, op, err)
 }
 
+// corrupt reports whether err is Redis's answer about the key's contents
+// rather than about the server: WRONGTYPE (another type of key), or the
+// scripts' own BADSTATE replies.
+func corrupt(err error) bool {
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return false
+	}
+	return redis.HasErrorPrefix(err, "WRONGTYPE") || redis.HasErrorPrefix(err, "BADSTATE")
+}
+
+// EvictionPolicy returns the Redis server's maxmemory-policy (CONFIG GET):
+// anything but "noeviction" lets Redis drop a rollout's key when it is full
+// (every key gymkit writes has a TTL, so the volatile-* policies drop them
+// too), and the rollout then silently starts over. The host logs a warning
+// at start for such a policy (docs/deployment.md, "Redis settings"). The
+// error is the store's (wrapping [session.ErrStoreUnavailable]) or the
+// server's refusal of CONFIG (managed services often rename it).
+func (s *Store) EvictionPolicy(ctx context.Context) (string, error) {
+	m, err := s.rdb.ConfigGet(ctx, "maxmemory-policy").Result()
+	if err != nil {
+		var re redis.Error
+		if errors.As(err, &re) {
+			return "", fmt.Errorf("redisstore: CONFIG GET maxmemory-policy: %w", err)
+		}
+		return "", s.fail("CONFIG GET", "", err)
+	}
+	p, ok := m["maxmemory-policy"]
+	if !ok {
+		return "", errors.New("redisstore: CONFIG GET maxmemory-policy: no answer")
+	}
+	return p, nil
+}
+
 // getScript reads field ARGV[1] and refreshes the TTL of KEYS[1]: ARGV[2]
-// is the idle timeout and ARGV[3] the time now, in ms.
+// is the idle timeout and ARGV[3] the time now, in ms; ARGV[4] the largest
+// value it returns (a larger one is a BADSTATE error, not read).
 var getScript = redis.NewScript(`
-local v = redis.call('HGET', KEYS[1], ARGV[1])
 local d = redis.call('HGET', KEYS[1], 'd')
 if d then
-  local ttl = math.min(tonumber(ARGV[2]), tonumber(d) - tonumber(ARGV[3]))
+  local dn = tonumber(d)
+  if not dn then return redis.error_reply('BADSTATE the expiry field d is not a number') end
+  local ttl = math.min(tonumber(ARGV[2]), dn - tonumber(ARGV[3]))
   if ttl <= 0 then redis.call('DEL', KEYS[1]) return false end
   redis.call('PEXPIRE', KEYS[1], ttl)
 end
-return v
+local size = redis.call('HSTRLEN', KEYS[1], ARGV[1])
+if size > tonumber(ARGV[4]) then
+  return redis.error_reply('BADSTATE the value is ' .. size .. ' bytes, over the limit of ' .. ARGV[4])
+end
+return redis.call('HGET', KEYS[1], ARGV[1])
+`)
+
+// readScript is Update's read: fields v:<ARGV[1]> and n:<ARGV[1]> of
+// KEYS[1], refusing a value larger than ARGV[2] bytes (BADSTATE) and a
+// hash whose d is not a number.
+var readScript = redis.NewScript(`
+local d = redis.call('HGET', KEYS[1], 'd')
+if d and not tonumber(d) then return redis.error_reply('BADSTATE the expiry field d is not a number') end
+local size = redis.call('HSTRLEN', KEYS[1], 'v:' .. ARGV[1])
+if size > tonumber(ARGV[2]) then
+  return redis.error_reply('BADSTATE the value is ' .. size .. ' bytes, over the limit of ' .. ARGV[2])
+end
+return {redis.call('HGET', KEYS[1], 'v:' .. ARGV[1]), redis.call('HGET', KEYS[1], 'n:' .. ARGV[1])}
 `)
 
 // casScript writes field key ARGV[1] of KEYS[1] if its version is still
@@ -243,39 +338,58 @@ return 1
 // Get implements [session.StateStore]: one script call (HGET and the TTL refresh).
 func (s *Store) Get(ctx context.Context, sessionID, key string) ([]byte, bool, error) {
 	v, err := getScript.Run(ctx, s.rdb, []string{s.Key(sessionID)},
-		"v:"+key, s.idle.Milliseconds(), s.now().UnixMilli()).Text()
+		"v:"+key, s.idle.Milliseconds(), s.now().UnixMilli(), s.maxValue).Text()
 	if errors.Is(err, redis.Nil) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, s.fail("get", err)
+		return nil, false, s.fail("get", sessionID, err)
 	}
 	return []byte(v), true, nil
 }
 
 // Update implements [session.StateStore] (see [Store] for how it is atomic):
-// per attempt one HMGET, fn, and one script call; fn errors come back
-// unchanged and write nothing.
-func (s *Store) Update(ctx context.Context, sessionID, key string, fn func(old []byte, ok bool) ([]byte, error)) error {
+// per attempt one read script (the value and its version), fn, and one
+// commit script; fn errors come back unchanged and write nothing.
+//
+// Updates of one (session id, key) in this process wait for each other; the
+// wait ends early with ctx (its error returned), and when the Update that
+// held the key failed because the store is unavailable, every Update that
+// was already waiting fails at once with that error instead of trying in
+// turn, so that N parallel calls of a rollout fail within one
+// ReadTimeout of a store outage, not N of them.
+func (s *Store) Update(ctx context.Context, sessionID, key string, fn func(old []byte, ok bool) ([]byte, error)) (err error) {
 	if !s.noLocal {
 		lk := sessionID + "\x00" + key
-		s.locks.Lock(lk)
-		defer s.locks.Unlock(lk)
+		l, lerr := s.lock(ctx, lk)
+		if lerr != nil {
+			return lerr
+		}
+		defer func() { s.unlock(lk, l, err) }()
 	}
 	if s.watch {
 		return s.updateWatch(ctx, sessionID, key, fn)
 	}
 	rkey := s.Key(sessionID)
 	for attempt := 0; ; attempt++ {
-		vals, err := s.rdb.HMGet(ctx, rkey, "v:"+key, "n:"+key).Result()
+		vals, err := readScript.Run(ctx, s.rdb, []string{rkey}, key, s.maxValue).Slice()
 		if err != nil {
-			return s.fail("update", err)
+			return s.fail("update", sessionID, err)
 		}
-		old, ok := vals[0].(string)
-		ver, _ := vals[1].(string)
+		var old, ver string
+		ok := false
+		if len(vals) > 0 {
+			old, ok = vals[0].(string)
+		}
+		if len(vals) > 1 {
+			ver, _ = vals[1].(string)
+		}
 		v, err := fn([]byte(old), ok)
 		if err != nil {
 			return err
+		}
+		if len(v) > s.maxValue {
+			return fmt.Errorf("session: the new state %q is %d bytes, over the store's limit of %d (redisstore.Options.MaxValueBytes); nothing written", key, len(v), s.maxValue)
 		}
 		del := "0"
 		if v == nil {
@@ -284,7 +398,7 @@ func (s *Store) Update(ctx context.Context, sessionID, key string, fn func(old [
 		n, err := casScript.Run(ctx, s.rdb, []string{rkey}, key, ver, newVersion(), v, del,
 			s.idle.Milliseconds(), s.lifetime.Milliseconds(), s.now().UnixMilli()).Int()
 		if err != nil {
-			return s.fail("update", err)
+			return s.fail("update", sessionID, err)
 		}
 		if n == 1 {
 			return nil
@@ -337,7 +451,7 @@ func (s *Store) updateWatch(ctx context.Context, sessionID, key string, fn func(
 			}
 			continue
 		case err != nil:
-			return s.fail("update", err)
+			return s.fail("update", sessionID, err)
 		}
 		return nil
 	}
@@ -372,7 +486,64 @@ func newVersion() string {
 // Delete implements [session.StateStore]: one DEL of the session's key, seen at once
 // by every replica.
 func (s *Store) Delete(ctx context.Context, sessionID string) error {
-	return s.fail("delete", s.rdb.Del(ctx, s.Key(sessionID)).Err())
+	return s.fail("delete", sessionID, s.rdb.Del(ctx, s.Key(sessionID)).Err())
+}
+
+// lock takes the in-process lock of k, or returns ctx's error, or the
+// store-unavailable error of the holder that failed while this call
+// waited.
+func (s *Store) lock(ctx context.Context, k string) (*keyLock, error) {
+	s.mu.Lock()
+	l := s.locks[k]
+	if l == nil {
+		l = &keyLock{ch: make(chan struct{}, 1)}
+		s.locks[k] = l
+	}
+	l.refs++
+	s.mu.Unlock()
+	start := time.Now()
+	select {
+	case l.ch <- struct{}{}:
+	case <-ctx.Done():
+		s.release(k, l)
+		return nil, ctx.Err()
+	}
+	if l.failErr != nil && !l.failedAt.Before(start) {
+		err := l.failErr
+		<-l.ch
+		s.release(k, l)
+		return nil, err
+	}
+	return l, nil
+}
+
+// unlock releases k's lock after an Update that ended with err, which the
+// waiters see if it says the store is unavailable.
+func (s *Store) unlock(k string, l *keyLock, err error) {
+	if errors.Is(err, session.ErrStoreUnavailable) {
+		l.failErr, l.failedAt = err, time.Now()
+	} else {
+		l.failErr = nil
+	}
+	<-l.ch
+	s.release(k, l)
+}
+
+func (s *Store) release(k string, l *keyLock) {
+	s.mu.Lock()
+	if l.refs--; l.refs == 0 {
+		delete(s.locks, k)
+	}
+	s.mu.Unlock()
+}
+
+// keyLock serializes the Updates of one (session id, key) in this process:
+// a channel of one slot, so that waiting can end with the context.
+type keyLock struct {
+	ch       chan struct{}
+	refs     int       // guarded by Store.mu
+	failErr  error     // guarded by holding ch: the last holder's store-unavailable error
+	failedAt time.Time // when failErr happened
 }
 
 var _ session.StateStore = (*Store)(nil)

@@ -29,7 +29,7 @@ import (
 // replica clears the key so that the rollout starts over.
 func TestForeignValueAtARolloutKey(t *testing.T) {
 	url, prefix := redistest.URL(t), redistest.Prefix(t)
-	a, b := startReplica(t, url, prefix), startReplica(t, url, prefix)
+	a, b := startReplicaWith(t, url, prefix), startReplicaWith(t, url, prefix)
 	rc := redisClient(t, url)
 	ro := seed(t, a, 3)
 	key := onlyKey(t, rc, prefix)

@@ -157,7 +157,7 @@ func TestWorkplaceStormOnThreeReplicas(t *testing.T) {
 // the count is exact on every replica.
 func TestCounterStormOnThreeReplicas(t *testing.T) {
 	url, prefix := redistest.URL(t), redistest.Prefix(t)
-	reps := []string{startReplica(t, url, prefix), startReplica(t, url, prefix), startReplica(t, url, prefix)}
+	reps := []string{startReplicaWith(t, url, prefix), startReplicaWith(t, url, prefix), startReplicaWith(t, url, prefix)}
 	ro := seed(t, reps[0], 1000)
 	var clients []*mcp.ClientSession
 	for _, r := range reps {

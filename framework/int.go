@@ -45,6 +45,11 @@ type Int struct {
 	b *big.Int // nil is 0; never mutated once stored
 }
 
+// SessionImmutable marks Int as a value that never changes once made
+// (session.Immutable): the memory store's typed session.Update copies an
+// Int field by assignment instead of a JSON round trip.
+func (Int) SessionImmutable() {}
+
 // IntOf returns n as an Int.
 func IntOf(n int64) Int {
 	if n == 0 {

@@ -86,7 +86,25 @@ func ownJSON(t reflect.Type) bool {
 	return false
 }
 
+// Immutable is implemented by a state type whose values never change once
+// made (its methods return new values, and nothing reachable from a value
+// is ever written) and that always encodes to JSON. The memory store's
+// typed [Update] copies a field of such a type by assignment, not by a
+// JSON round trip as it copies other types with their own MarshalJSON.
+// framework.Int implements it. A type that breaks the promise would let
+// an Update that fails leak its change into the stored state: implement it
+// only for true values.
+type Immutable interface {
+	// SessionImmutable marks the type; it is never called.
+	SessionImmutable()
+}
+
+var immutableType = reflect.TypeFor[Immutable]()
+
 func buildPlan(t reflect.Type, building map[reflect.Type]bool) *plan {
+	if t.Kind() != reflect.Interface && t.Kind() != reflect.Pointer && t.Implements(immutableType) {
+		return &plan{kind: planFlat, typ: t, flat: true}
+	}
 	asJSON := &plan{kind: planJSON, typ: t, check: true}
 	if ownJSON(t) || building[t] {
 		return asJSON

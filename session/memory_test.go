@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -431,5 +432,60 @@ func TestTypedUpdateParallel(t *testing.T) {
 	wg.Wait()
 	if v := getTyped(t, ctx); len(v.Calls) != 100 {
 		t.Errorf("%d calls, want 100", len(v.Calls))
+	}
+}
+
+// countedJSON counts its MarshalJSON calls: the JSON round trips the
+// typed path makes of it.
+type countedJSON struct{ n *atomic.Int64 }
+
+func (c countedJSON) MarshalJSON() ([]byte, error) {
+	if c.n != nil {
+		c.n.Add(1)
+	}
+	return []byte("0"), nil
+}
+func (c *countedJSON) UnmarshalJSON([]byte) error { return nil }
+
+// immutableJSON is countedJSON marked session.Immutable.
+type immutableJSON struct{ countedJSON }
+
+func (immutableJSON) SessionImmutable() {}
+
+// TestTypedUpdateCopiesImmutableByAssignment: a field of a type with its
+// own MarshalJSON is copied by a JSON round trip at each typed Update,
+// unless the type is session.Immutable (framework.Int is): then no
+// MarshalJSON runs and the value (here its pointer) is kept as it was.
+func TestTypedUpdateCopiesImmutableByAssignment(t *testing.T) {
+	t.Parallel()
+	type plain struct{ V countedJSON }
+	type marked struct{ V immutableJSON }
+	var nPlain, nMarked atomic.Int64
+	ctx := typedCtx(t)
+	for i := range 5 {
+		if err := session.Update(ctx, "plain", func(s *plain) error {
+			if i == 0 {
+				s.V = countedJSON{&nPlain}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := session.Update(ctx, "marked", func(s *marked) error {
+			if i == 0 {
+				s.V = immutableJSON{countedJSON{&nMarked}}
+			} else if s.V.n != &nMarked {
+				t.Errorf("update %d: the Immutable field was not copied by assignment", i)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if nPlain.Load() == 0 {
+		t.Error("the control type was never encoded: the test would not see a round trip")
+	}
+	if n := nMarked.Load(); n != 0 {
+		t.Errorf("the Immutable type was encoded %d times by typed Updates, want 0", n)
 	}
 }

@@ -85,7 +85,7 @@ with expose_tools_over_mcp: false is shown as it would be with it on (and says s
 
 Plain output: one block per tool, sorted by name:
 
-	<tool>(<argument>: <type>, <optional argument>?: <type>)
+	<tool>(<argument>: <type>, <optional argument>?: <type>[ = <default, as JSON>])
 	    <description>
 
 --json prints the tools/list result exactly as the door answers it.
@@ -458,7 +458,13 @@ func printTools(stdout, stderr io.Writer, inst *server.Instance, result json.Raw
 			if slices.Contains(required, m.Key) {
 				opt = ""
 			}
-			params = append(params, m.Key+opt+": "+schemaType(m.Value))
+			param := m.Key + opt + ": " + schemaType(m.Value)
+			if def, ok := m.Value.Get("default"); ok {
+				if b, err := def.MarshalJSON(); err == nil {
+					param += " = " + string(b)
+				}
+			}
+			params = append(params, param)
 		}
 		fmt.Fprintf(stdout, "\n%s(%s)\n", name.Str, strings.Join(params, ", "))
 		if d := strings.TrimSpace(desc.Str); d != "" {

@@ -27,7 +27,7 @@ type toolsServer struct{ framework.Base }
 
 type alphaRequest struct {
 	Name  string   `json:"name" required:"true" description:"who to greet"`
-	Times int      `json:"times"`
+	Times int      `json:"times" default:"1"`
 	Tags  []string `json:"tags"`
 }
 

@@ -62,6 +62,7 @@ var snakeName = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 // newData fills the templates.
 type newData struct {
 	Name, Package, Type, ImportPath, Module, Binary, BinaryHint, Build string
+	Run                                                                string // the binary as the README and the next-step hint run it from the root
 	ConfigPath, PkgDir, RootFromServer, RootName, GoVersion            string
 	GymkitVersion, Replace                                             string
 	Dispatcher                                                         bool
@@ -175,6 +176,7 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		d.ImportPath = buildinfo.Module + "/servers/" + name
 		d.Binary, d.BinaryHint, d.Build, d.RootName = "gymkit", "make build, or go build -o bin/gymkit ./cmd/gymkit", "make build   # bin/gymkit; or: go build -o bin/gymkit ./cmd/gymkit", "the root of gymkit's checkout"
 		d.Binary = "./bin/gymkit"
+		d.Run = d.Binary
 		edits = append(edits, filepath.Join("servers", "all", "all.go"))
 	} else {
 		if root == "" {
@@ -182,6 +184,7 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		d.Module, d.ImportPath = module, module+"/servers/"+name
 		d.Binary = path.Base(module)
+		d.Run = "./" + d.Binary
 		d.BinaryHint = "go build in " + abs(root)
 		d.Build = "go build   # writes ./" + d.Binary
 		d.RootName = "the module's root"
@@ -260,9 +263,9 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 			"  or write the module with --replace /path/to/gymkit\n", buildinfo.Module, d.GymkitVersion, buildinfo.Module, abs(root))
 	}
 	if module != "" {
-		fmt.Fprintf(stdout, "next:\n  cd %s\n  go mod tidy\n  go test ./...\n  go build\n  ./%s serve --config %s\n", abs(root), d.Binary, d.ConfigPath)
+		fmt.Fprintf(stdout, "next:\n  cd %s\n  go mod tidy\n  go test ./...\n  go build\n  %s serve --config %s\n", abs(root), d.Run, d.ConfigPath)
 	} else {
-		fmt.Fprintf(stdout, "next:\n  go test ./servers/%s/\n  make build\n  ./bin/gymkit serve --config %s\n", name, d.ConfigPath)
+		fmt.Fprintf(stdout, "next:\n  go test ./servers/%s/\n  make build\n  %s serve --config %s\n", name, d.Run, d.ConfigPath)
 	}
 	return exitOK
 }

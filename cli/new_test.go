@@ -293,10 +293,17 @@ func TestNewReplace(t *testing.T) {
 		}
 	}
 	root := filepath.Join(t.TempDir(), "myenvs")
-	code, _, stderr := gymkitRun(t, "new", "my_env", "--module", "example.com/myenvs", "--dir", root, "--replace", checkout)
+	code, stdout, stderr := gymkitRun(t, "new", "my_env", "--module", "example.com/myenvs", "--dir", root, "--replace", checkout)
 	gomod, _ := os.ReadFile(filepath.Join(root, "go.mod"))
 	if code != 0 || stderr != "" || !strings.Contains(string(gomod), "replace github.com/gymkit/gymkit => "+checkout+"\n") {
 		t.Errorf("--replace %s: exit %d, %q\n%s", checkout, code, stderr, gomod)
+	}
+	// The generated README and config run the binary as the next-step hint does.
+	serve := "./myenvs serve --config servers/my_env/configs/my_env.yaml\n"
+	readme, _ := os.ReadFile(filepath.Join(root, "servers", "my_env", "README.md"))
+	cfg, _ := os.ReadFile(filepath.Join(root, "servers", "my_env", "configs", "my_env.yaml"))
+	if !strings.Contains(stdout, "\n  "+serve) || !strings.Contains(string(readme), "\n"+serve) || !strings.Contains(string(cfg), "#   "+serve) {
+		t.Errorf("want %q in the hint, README and config:\n%s\n%s\n%s", serve, stdout, readme, cfg)
 	}
 	root = filepath.Join(t.TempDir(), "myenvs")
 	code, _, stderr = gymkitRun(t, "new", "my_env", "--module", "example.com/myenvs", "--dir", root)

@@ -49,7 +49,11 @@ only by serve).
 
 On success, one line per instance on stdout:
 
-	ok <instance> (<server type>) <host>:<port|auto> <N> typed tools[, mcp on]
+	ok <instance> (<server type>) <host>:<port|auto> <N> typed tools[, mcp on][, session store redis at <addr>: answers|does not answer]
+
+With session.store: redis, check pings the store (as serve does, once, at most 1s
+here): a store that does not answer is noted on the ok line and logged at Warn,
+not a problem, since serve starts and answers 503 until it does.
 
 Flags:
 ` + commonFlagsUsage + `
@@ -81,7 +85,7 @@ with expose_tools_over_mcp: false is shown as it would be with it on (and says s
 
 Plain output: one block per tool, sorted by name:
 
-	<tool>(<argument>: <type>, <optional argument>?: <type>)
+	<tool>(<argument>: <type>, <optional argument>?: <type>[ = <default, as JSON>])
 	    <description>
 
 --json prints the tools/list result exactly as the door answers it.
@@ -232,6 +236,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	built, more, errs := buildAll(ctx, cfg, log)
 	problems = append(problems, more...)
+	errs = dropRepeated(errs, problems)
 	n := len(problems) + len(errs)
 	if n == 0 {
 		for _, in := range built {
@@ -243,6 +248,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			if in.Config.ExposeToolsOverMCP {
 				line += ", mcp on"
 			}
+			line += storeNote(ctx, in)
 			fmt.Fprintln(stdout, line)
 		}
 		return exitOK
@@ -452,7 +458,13 @@ func printTools(stdout, stderr io.Writer, inst *server.Instance, result json.Raw
 			if slices.Contains(required, m.Key) {
 				opt = ""
 			}
-			params = append(params, m.Key+opt+": "+schemaType(m.Value))
+			param := m.Key + opt + ": " + schemaType(m.Value)
+			if def, ok := m.Value.Get("default"); ok {
+				if b, err := def.MarshalJSON(); err == nil {
+					param += " = " + string(b)
+				}
+			}
+			params = append(params, param)
 		}
 		fmt.Fprintf(stdout, "\n%s(%s)\n", name.Str, strings.Join(params, ", "))
 		if d := strings.TrimSpace(desc.Str); d != "" {
@@ -566,4 +578,56 @@ func dumpConfig(cfg *config.Config) ([]byte, error) {
 	}
 	_ = enc.Close()
 	return buf.Bytes(), nil
+}
+
+// storeNote is the ok line's note on a Redis session store: its address and
+// whether it answered a Ping within server.ReadyPingTimeout ("" for the
+// memory store).
+func storeNote(ctx context.Context, in *server.Instance) string {
+	if in.Config.Session.Store != config.SessionStoreRedis || in.Sessions == nil {
+		return ""
+	}
+	st := in.Sessions.State()
+	for {
+		u, ok := st.(interface{ Unwrap() session.StateStore })
+		if !ok {
+			break
+		}
+		st = u.Unwrap()
+	}
+	note := ", session store redis"
+	if a, ok := st.(interface{ Addr() string }); ok {
+		note += " at " + a.Addr()
+	}
+	p, ok := st.(server.StorePinger)
+	if !ok {
+		return note
+	}
+	pctx, cancel := context.WithTimeout(ctx, server.ReadyPingTimeout)
+	defer cancel()
+	if err := p.Ping(pctx); err != nil {
+		return note + ": does not answer (serve starts; calls that read or write rollout state answer 503 until it does)"
+	}
+	return note + ": answers"
+}
+
+// dropRepeated leaves out the build errors that repeat a config problem
+// (the build refuses what the loader already reported, such as
+// session.store: redis without session_secret): each is printed once, with
+// its file and line.
+func dropRepeated(errs []error, problems config.Problems) []error {
+	var out []error
+	for _, e := range errs {
+		repeated := false
+		for _, p := range problems {
+			if p.Message != "" && strings.HasSuffix(e.Error(), ": "+p.Message) {
+				repeated = true
+				break
+			}
+		}
+		if !repeated {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ type toolsServer struct{ framework.Base }
 
 type alphaRequest struct {
 	Name  string   `json:"name" required:"true" description:"who to greet"`
-	Times int      `json:"times"`
+	Times int      `json:"times" default:"1"`
 	Tags  []string `json:"tags"`
 }
 
@@ -126,6 +127,10 @@ func TestCheck(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	weather := exampleConfig(t, "example_mcp_weather")
+	redisAddr := "127.0.0.1:" + strconv.Itoa(closedPort(t))
+	redisBlock := "library:\n  resources_servers:\n    example_mcp_weather:\n      domain: other\n      session:\n        store: redis\n        url: redis://" + redisAddr + "/0\n"
+	noSecret := writeFile(t, dir, "redis-nosecret.yaml", redisBlock)
+	withSecret := writeFile(t, dir, "redis.yaml", redisBlock+"      session_secret: 0123456789abcdef0123456789abcdef\n")
 	for _, tc := range []struct {
 		name  string
 		files []string
@@ -147,6 +152,10 @@ func TestCheck(t *testing.T) {
 		{"missing domain", []string{writeFile(t, dir, "nodomain.yaml", "x:\n  resources_servers:\n    "+toolsServerType+": {}\n")}, nil, 2, []string{"domain"}},
 		{"weak secret (build refusal)", []string{weather}, []string{"example_mcp_weather.resources_servers.example_mcp_weather.session_secret=short"}, 1, []string{"session_secret"}},
 		{"no config", nil, nil, 2, []string{"--config FILE is required"}},
+		{"redis without session_secret, said once", []string{noSecret}, nil, 2,
+			[]string{"gymkit check: 1 problem; gymkit serve would not start:\n\t" + noSecret + ":6: library.resources_servers.example_mcp_weather.session.store: redis needs session_secret set"}},
+		{"redis store that does not answer", []string{withSecret}, nil, 0,
+			[]string{"ok library (example_mcp_weather) 127.0.0.1:auto 1 typed tool, session store redis at " + redisAddr + ": does not answer (serve starts; calls that read or write rollout state answer 503 until it does)\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

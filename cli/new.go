@@ -31,26 +31,30 @@ server with a config key, its request and response types, a tool (echo), verify,
 a test, configs/NAME.yaml, a README and the app.py NeMo's launcher runs. What it
 writes compiles, registers its server type, and its test passes as written.
 
-Inside gymkit's own checkout (the default; DIR or the working directory must be its
-root): servers/NAME/, registered in servers/all/all.go.
-
-With --module PATH: a fresh module of your own in DIR (default: the last element of
-PATH), with go.mod (requiring gymkit), main.go (the three-line binary: a blank
-import of the environment and cli.Main) and servers/NAME/. When DIR already holds a
-go.mod of module PATH, only servers/NAME/ is written and main.go gets its import.
+Where it writes: the Go module you are in, found from DIR (default: the working
+directory) up to the nearest go.mod.
+  - In gymkit's own checkout: servers/NAME/, registered in servers/all/all.go.
+  - In a module of your own (with or without --module; a --module naming another
+    module path is refused): servers/NAME/ at the module's root, and main.go gets
+    its import (main.go, the three-line binary, is written when there is none).
+  - In no module: --module PATH writes a fresh module in DIR (default: the last
+    element of PATH) with go.mod (requiring gymkit), main.go (a blank import of
+    the environment and cli.Main) and servers/NAME/. gymkit is not on the module
+    proxy yet: give --replace DIR (a local gymkit checkout), else it warns.
 
 Flags:
       --dispatcher          a dispatcher (framework.Dispatch: POST /{tool}) with a
                             Tools hook minting its MCP tools, instead of a typed route
-      --module PATH         write a module of your own (example.com/myenvs)
-      --replace DIR         with --module: add "replace github.com/gymkit/gymkit => DIR"
-                            to go.mod (a local gymkit checkout)
+      --module PATH         the module path: of a new module (example.com/myenvs), or
+                            the path of the module you are in (checked)
+      --replace DIR         with a new --module: add "replace github.com/gymkit/gymkit => DIR"
+                            to go.mod; DIR must hold gymkit's go.mod (a local checkout)
       --dir DIR             where to write (default: see above)
       --version             print gymkit's version and exit
   -h, --help                show this help
 
-Exit status: 0 when written; 2 for a usage error or when a file would be
-overwritten (nothing is written then).
+Exit status: 0 when written; 2 for a usage error, a wrong --module or --replace,
+or when a file would be overwritten (nothing is written then).
 `
 
 var snakeName = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
@@ -58,6 +62,7 @@ var snakeName = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 // newData fills the templates.
 type newData struct {
 	Name, Package, Type, ImportPath, Module, Binary, BinaryHint, Build string
+	Run                                                                string // the binary as the README and the next-step hint run it from the root
 	ConfigPath, PkgDir, RootFromServer, RootName, GoVersion            string
 	GymkitVersion, Replace                                             string
 	Dispatcher                                                         bool
@@ -128,17 +133,50 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		PkgDir: "servers/" + name, ConfigPath: "servers/" + name + "/configs/" + name + ".yaml", RootFromServer: "../.."}
 	files := map[string]string{} // path relative to root -> template
 	var edits []string           // files that get the blank import (relative to root)
+	// The module the user is in: the nearest go.mod at DIR (default: the
+	// working directory) or a parent of it.
+	start := dir
+	if start == "" {
+		start = "."
+	}
+	modRoot, modPath := enclosingModule(start)
+	if replace != "" {
+		if st, err := os.Stat(replace); err != nil || !st.IsDir() {
+			return fail("--replace %s: %s is not a directory (give the root of a local gymkit checkout, the folder of its go.mod)", replace, abs(replace))
+		}
+		if got := modulePath(filepath.Join(replace, "go.mod")); got != buildinfo.Module {
+			what := "has no go.mod"
+			if got != "" {
+				what = "has a go.mod of module " + got
+			}
+			return fail("--replace %s: %s %s, not gymkit's (module %s); give the root of a local gymkit checkout", replace, abs(replace), what, buildinfo.Module)
+		}
+	}
 	root := dir
+	inModule := false // adding to the existing module the user is in
+	switch {
+	case modPath == buildinfo.Module && (module == "" || module == buildinfo.Module):
+		module = ""
+		root = modRoot
+	case modRoot != "":
+		if module != "" && module != modPath {
+			return fail("%s is inside module %s (%s), not %s: run without --module to add %s to %s, or give --dir outside that module to write a new module", abs(start), modPath, filepath.Join(modRoot, "go.mod"), module, name, modPath)
+		}
+		if modPath == "" {
+			return fail("%s has no module line", filepath.Join(modRoot, "go.mod"))
+		}
+		if replace != "" {
+			return fail("--replace applies to a new go.mod, and %s exists: add the replace to it with\n  go mod edit -replace %s=%s", filepath.Join(modRoot, "go.mod"), buildinfo.Module, abs(replace))
+		}
+		module, root, inModule = modPath, modRoot, true
+	case module == "":
+		return fail("%s is in no Go module (no go.mod there or in a parent) and not in gymkit's checkout; to write a module of your own, give --module PATH", abs(start))
+	}
 	if module == "" {
-		if root == "" {
-			root = "."
-		}
-		if modulePath(filepath.Join(root, "go.mod")) != buildinfo.Module {
-			return fail("%s is not the root of gymkit's checkout (its go.mod is not module %s); to write a module of your own, give --module PATH", abs(root), buildinfo.Module)
-		}
 		d.ImportPath = buildinfo.Module + "/servers/" + name
 		d.Binary, d.BinaryHint, d.Build, d.RootName = "gymkit", "make build, or go build -o bin/gymkit ./cmd/gymkit", "make build   # bin/gymkit; or: go build -o bin/gymkit ./cmd/gymkit", "the root of gymkit's checkout"
 		d.Binary = "./bin/gymkit"
+		d.Run = d.Binary
 		edits = append(edits, filepath.Join("servers", "all", "all.go"))
 	} else {
 		if root == "" {
@@ -146,21 +184,17 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		d.Module, d.ImportPath = module, module+"/servers/"+name
 		d.Binary = path.Base(module)
+		d.Run = "./" + d.Binary
 		d.BinaryHint = "go build in " + abs(root)
 		d.Build = "go build   # writes ./" + d.Binary
 		d.RootName = "the module's root"
-		switch modulePath(filepath.Join(root, "go.mod")) {
-		case "":
+		if !inModule {
 			files["go.mod"] = "go.mod.tmpl"
 			files["main.go"] = "main.go.tmpl"
-		case module:
-			if _, err := os.Stat(filepath.Join(root, "main.go")); err == nil {
-				edits = append(edits, "main.go")
-			} else {
-				files["main.go"] = "main.go.tmpl"
-			}
-		default:
-			return fail("%s has a go.mod of another module (%s)", abs(root), modulePath(filepath.Join(root, "go.mod")))
+		} else if _, err := os.Stat(filepath.Join(root, "main.go")); err == nil {
+			edits = append(edits, "main.go")
+		} else {
+			files["main.go"] = "main.go.tmpl"
 		}
 		d.GoVersion = goVersion()
 		d.GymkitVersion = buildinfo.Version()
@@ -220,10 +254,18 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stdout, "gymkit new: wrote environment %s in %s\n", name, filepath.Join(abs(root), dirOf))
+	if inModule {
+		fmt.Fprintf(stdout, "gymkit new: added to module %s (%s)\n", module, filepath.Join(abs(root), "go.mod"))
+	}
+	if module != "" && !inModule && replace == "" {
+		fmt.Fprintf(stderr, "gymkit new: warning: go.mod requires %s %s, which the module proxy does not serve yet, so go mod tidy and go build will fail;\n"+
+			"  point it at a local gymkit checkout: go mod edit -replace %s=/path/to/gymkit (in %s),\n"+
+			"  or write the module with --replace /path/to/gymkit\n", buildinfo.Module, d.GymkitVersion, buildinfo.Module, abs(root))
+	}
 	if module != "" {
-		fmt.Fprintf(stdout, "next:\n  cd %s\n  go mod tidy\n  go test ./...\n  go build\n  ./%s serve --config %s\n", abs(root), d.Binary, d.ConfigPath)
+		fmt.Fprintf(stdout, "next:\n  cd %s\n  go mod tidy\n  go test ./...\n  go build\n  %s serve --config %s\n", abs(root), d.Run, d.ConfigPath)
 	} else {
-		fmt.Fprintf(stdout, "next:\n  go test ./servers/%s/\n  make build\n  ./bin/gymkit serve --config %s\n", name, d.ConfigPath)
+		fmt.Fprintf(stdout, "next:\n  go test ./servers/%s/\n  make build\n  %s serve --config %s\n", name, d.Run, d.ConfigPath)
 	}
 	return exitOK
 }
@@ -270,6 +312,22 @@ func addImport(src []byte, imp, comment string) ([]byte, error) {
 	}
 	s = s[:j] + line + s[j:]
 	return format.Source([]byte(s))
+}
+
+// enclosingModule is the root and module path of the nearest go.mod at dir
+// or a parent of it ("" and "" when there is none). dir need not exist.
+func enclosingModule(dir string) (root, module string) {
+	p := abs(dir)
+	for {
+		if st, err := os.Stat(filepath.Join(p, "go.mod")); err == nil && !st.IsDir() {
+			return p, modulePath(filepath.Join(p, "go.mod"))
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", ""
+		}
+		p = parent
+	}
 }
 
 func modulePath(gomod string) string {

@@ -187,7 +187,7 @@ func TestNewInTree(t *testing.T) {
 	}{
 		{[]string{"new", "Tiny"}, `NAME "Tiny" is not a snake_case server type`},
 		{[]string{"new"}, "NAME is required"},
-		{[]string{"new", "x", "--dir", t.TempDir()}, "is not the root of gymkit's checkout"},
+		{[]string{"new", "x", "--dir", t.TempDir()}, "is in no Go module (no go.mod there or in a parent) and not in gymkit's checkout; to write a module of your own, give --module PATH"},
 		{[]string{"new", "x", "--replace", ".."}, "--replace needs --module PATH"},
 	} {
 		if code, _, stderr := gymkitRun(t, tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
@@ -195,6 +195,123 @@ func TestNewInTree(t *testing.T) {
 		}
 	}
 	_ = context.Background
+}
+
+// gymkit new inside an existing module (a go.mod at DIR or a parent of it),
+// with or without --module, adds servers/NAME to that module and its import
+// to main.go; it writes no nested module. A --module naming another module
+// path, or a --replace (the go.mod exists), is refused with exit 2.
+func TestNewInExistingModule(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFile(t, root, "go.mod", "module example.com/mine\n\ngo 1.26.0\n")
+	sub := filepath.Join(root, "sub", "deeper")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := gymkitRun(t, "new", "a_env", "--dir", sub)
+	if code != 0 || !strings.Contains(stdout, "wrote environment a_env in "+filepath.Join(root, "servers", "a_env")) ||
+		!strings.Contains(stdout, "added to module example.com/mine ("+filepath.Join(root, "go.mod")+")") || strings.Contains(stderr, "warning") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = gymkitRun(t, "new", "b_env", "--module", "example.com/mine", "--dir", root)
+	if code != 0 {
+		t.Fatalf("second environment: exit %d\n%s%s", code, stdout, stderr)
+	}
+	main, _ := os.ReadFile(filepath.Join(root, "main.go"))
+	for _, imp := range []string{"example.com/mine/servers/a_env", "example.com/mine/servers/b_env"} {
+		if !strings.Contains(string(main), `_ "`+imp+`"`) {
+			t.Errorf("main.go lacks %s:\n%s", imp, main)
+		}
+	}
+	for _, nested := range []string{filepath.Join(sub, "go.mod"), filepath.Join(sub, "mine", "go.mod"), filepath.Join(root, "mine")} {
+		if _, err := os.Stat(nested); err == nil {
+			t.Errorf("%s was written", nested)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"new", "c_env", "--module", "example.com/other", "--dir", sub},
+			"is inside module example.com/mine (" + filepath.Join(root, "go.mod") + "), not example.com/other: run without --module to add c_env to example.com/mine"},
+		{[]string{"new", "c_env", "--module", "example.com/mine", "--dir", root, "--replace", ".."},
+			"--replace applies to a new go.mod, and " + filepath.Join(root, "go.mod") + " exists: add the replace to it with\n  go mod edit -replace github.com/gymkit/gymkit="},
+	} {
+		if code, _, stderr := gymkitRun(t, tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, %q; want %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "servers", "c_env")); err == nil {
+		t.Error("a refused new wrote servers/c_env")
+	}
+}
+
+// The reported case: gymkit new --module M run from the root of module M
+// (no --dir) adds to it instead of writing a nested ./<last element>/go.mod.
+func TestNewModuleFromModuleRoot(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "go.mod", "module example.com/myenvs\n\ngo 1.26.0\n")
+	t.Chdir(root)
+	code, stdout, stderr := gymkitRun(t, "new", "second_env", "--module", "example.com/myenvs")
+	if code != 0 || !strings.Contains(stdout, "added to module example.com/myenvs") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(root, "servers", "second_env", "second_env.go")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "myenvs")); err == nil {
+		t.Error("a nested module ./myenvs was written")
+	}
+}
+
+// --replace DIR must be a gymkit checkout (exit 2, nothing written); a new
+// module without --replace is written with a warning naming the fix.
+func TestNewReplace(t *testing.T) {
+	t.Parallel()
+	checkout, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	writeFile(t, other, "go.mod", "module example.com/notgymkit\n")
+	for _, tc := range []struct {
+		replace, want string
+	}{
+		{filepath.Join(other, "missing"), "is not a directory (give the root of a local gymkit checkout"},
+		{t.TempDir(), "has no go.mod, not gymkit's (module github.com/gymkit/gymkit)"},
+		{other, "has a go.mod of module example.com/notgymkit, not gymkit's (module github.com/gymkit/gymkit)"},
+		{filepath.Join(checkout, "cli"), "has no go.mod, not gymkit's"},
+	} {
+		root := filepath.Join(t.TempDir(), "myenvs")
+		code, _, stderr := gymkitRun(t, "new", "my_env", "--module", "example.com/myenvs", "--dir", root, "--replace", tc.replace)
+		if code != 2 || !strings.Contains(stderr, "gymkit new: --replace "+tc.replace+": ") || !strings.Contains(stderr, tc.want) {
+			t.Errorf("--replace %s: exit %d, %q; want %q", tc.replace, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(root); err == nil {
+			t.Errorf("--replace %s: %s was written", tc.replace, root)
+		}
+	}
+	root := filepath.Join(t.TempDir(), "myenvs")
+	code, stdout, stderr := gymkitRun(t, "new", "my_env", "--module", "example.com/myenvs", "--dir", root, "--replace", checkout)
+	gomod, _ := os.ReadFile(filepath.Join(root, "go.mod"))
+	if code != 0 || stderr != "" || !strings.Contains(string(gomod), "replace github.com/gymkit/gymkit => "+checkout+"\n") {
+		t.Errorf("--replace %s: exit %d, %q\n%s", checkout, code, stderr, gomod)
+	}
+	// The generated README and config run the binary as the next-step hint does.
+	serve := "./myenvs serve --config servers/my_env/configs/my_env.yaml\n"
+	readme, _ := os.ReadFile(filepath.Join(root, "servers", "my_env", "README.md"))
+	cfg, _ := os.ReadFile(filepath.Join(root, "servers", "my_env", "configs", "my_env.yaml"))
+	if !strings.Contains(stdout, "\n  "+serve) || !strings.Contains(string(readme), "\n"+serve) || !strings.Contains(string(cfg), "#   "+serve) {
+		t.Errorf("want %q in the hint, README and config:\n%s\n%s\n%s", serve, stdout, readme, cfg)
+	}
+	root = filepath.Join(t.TempDir(), "myenvs")
+	code, _, stderr = gymkitRun(t, "new", "my_env", "--module", "example.com/myenvs", "--dir", root)
+	if code != 0 || !strings.Contains(stderr, "gymkit new: warning: go.mod requires github.com/gymkit/gymkit ") ||
+		!strings.Contains(stderr, "go mod edit -replace github.com/gymkit/gymkit=/path/to/gymkit (in "+root+")") ||
+		!strings.Contains(stderr, "--replace /path/to/gymkit") {
+		t.Errorf("without --replace: exit %d, %q", code, stderr)
+	}
 }
 
 // nemoConfig keeps the named instance and drops the other resources servers;

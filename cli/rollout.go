@@ -78,7 +78,8 @@ Flags:
                             free one in port_range_low..port_range_high, 10001-20000)
       --agent-name NAME     agent_ref name of rows without one (default
                             <instance>_simple_agent, or <instance>_claude_code_agent
-                            with --door mcp)
+                            with --door mcp; simple_agent or claude_code_agent with
+                            --url and no --config: the instance is not known)
       --log-format FORMAT   the in-process instance's logs on stderr: text or json
       --log-level LEVEL     debug, info, warn or error (default error)
   -h, --help                show this help

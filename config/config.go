@@ -288,7 +288,7 @@ func (c *Config) discover(tree map[string]any, defaultHost string, logger *slog.
 	// Ports configured on skipped blocks are read with a separate resolver, so that a failure
 	// there is neither reported nor remembered as reported.
 	quiet := newResolver(tree, lookupEnv)
-	var instanceLevel []string // top-level port or host: see instanceKeyProblem
+	var instanceLevel []string // top-level port, host, metrics.enabled, ...: see instanceKeyProblem
 	for _, name := range sortedKeys(tree) {
 		if isReserved(name) {
 			continue
@@ -298,8 +298,14 @@ func (c *Config) discover(tree map[string]any, defaultHost string, logger *slog.
 			continue
 		}
 		block, ok := tree[name].(map[string]any)
-		if !ok && instanceOnlyKeys[name] {
+		if !ok && (instanceOnlyKeys[name] || isInstanceLevelKey(name) && !referenced(tree, name)) {
 			instanceLevel = append(instanceLevel, name)
+			continue
+		}
+		if ok && isInstanceLevelKey(name) && !hasServerType(block) && !referenced(tree, name) {
+			// An override metrics.enabled=true: a framework key of an
+			// instance block, given at the top level.
+			instanceLevel = append(instanceLevel, leafPaths(keyPath{name}, block)...)
 			continue
 		}
 		if !ok {
@@ -389,8 +395,76 @@ func (c *Config) discover(tree map[string]any, defaultHost string, logger *slog.
 // ignore them.
 var instanceOnlyKeys = map[string]bool{"port": true, "host": true}
 
-// instanceKeyProblem refuses a top-level port or host, suggesting the full
-// key: <instance>.resources_servers.<type>.<key> when there is one instance,
+// isInstanceLevelKey reports a framework key of an instance block
+// (frameworkConfig's koanf keys: metrics, session, mcp, tool_timeout, ...)
+// that is not one of NeMo's reserved top-level keys. NeMo's metadata keys
+// (description, value, ...) are not among them: a top-level value of that
+// name may be an interpolation source.
+func isInstanceLevelKey(k string) bool {
+	return isFrameworkKey(k) && !slices.Contains(metadataKeys, k) && !isReserved(k)
+}
+
+// referenced reports whether a string value anywhere in v interpolates the
+// top-level key name (${name}, ${name.sub}, ${name[0]}, ${oc.select:name,..}):
+// a top-level mcp: true read as ${mcp} is an interpolation source, not a
+// misplaced key.
+func referenced(v any, name string) bool {
+	switch v := v.(type) {
+	case string:
+		for _, open := range []string{"${", "${oc.select:"} {
+			for rest := v; ; {
+				i := strings.Index(rest, open+name)
+				if i < 0 {
+					break
+				}
+				rest = rest[i+len(open)+len(name):]
+				if rest == "" || strings.ContainsRune(".}[,", rune(rest[0])) {
+					return true
+				}
+			}
+		}
+	case map[string]any:
+		for _, e := range v {
+			if referenced(e, name) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if referenced(e, name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasServerType(block map[string]any) bool {
+	for _, t := range serverTypeKeys {
+		if _, ok := block[t]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// leafPaths are the dotted paths of the leaves under p in v (p itself for a
+// scalar, a list or an empty mapping), sorted.
+func leafPaths(p keyPath, v any) []string {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 {
+		return []string{p.String()}
+	}
+	var out []string
+	for _, k := range sortedKeys(m) {
+		out = append(out, leafPaths(append(slices.Clone(p), k), m[k])...)
+	}
+	return out
+}
+
+// instanceKeyProblem refuses a top-level port, host or other framework key of
+// an instance block (key is its dotted path: metrics.enabled), suggesting the
+// full key: <instance>.resources_servers.<type>.<key> when there is one instance,
 // and for host, default_host (the host of every instance without one).
 func (c *Config) instanceKeyProblem(key string) Problem {
 	msg := "is not a top-level setting: it is an instance's key, under <instance>.resources_servers.<server type>"

@@ -33,7 +33,10 @@
 // port_range_high, use_absolute_ip, ..., uv_*) are never instances. A block whose key is close to
 // resources_servers ("resource_servers") is reported rather than silently ignored. See
 // [Instance] for the framework's keys of a server block. A top-level port or host (an override
-// port=8000) is refused with the full key suggested: they belong to one instance.
+// port=8000), or another framework key of a server block (metrics.enabled=true, session.store,
+// mcp.lean, tool_timeout, session_secret, ...; not NeMo's metadata keys such as description),
+// is refused with the full key suggested when there is one instance: they belong to one instance.
+// A framework-named top-level value that an interpolation reads (mcp: true and ${mcp}) is allowed.
 //
 // A server's own keys are its struct's koanf-tagged fields ([Instance.Decode]); a field tagged
 // required:"true" must be set, and a [Path] field resolves against its config file's directory.

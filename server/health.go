@@ -44,7 +44,7 @@ type StorePinger interface {
 //
 //	{"status":"ready"}
 //	{"status":"unavailable","reason":"draining"}
-//	{"status":"unavailable","reason":"store_unreachable","store":"session.RedisStore","detail":"ping failed"}
+//	{"status":"unavailable","reason":"store_unreachable","store":"redisstore.Store","detail":"ping failed"}
 //
 // Status is "ready" (HTTP 200) or "unavailable" (HTTP 503). Reason is ""
 // when ready, "draining" while the instance shuts down ([Instance.Drain]),

@@ -34,37 +34,12 @@ func intArray(n int) string {
 }
 
 // peakDuring runs f and returns the peak growth of the live heap while it
-// ran (sampled every 100 µs from a collected heap, with the collector
-// running at GOGC=10 so that the heap's objects stay close to what is
-// live) and the bytes allocated meanwhile (the whole process).
+// ran and the bytes allocated meanwhile (the whole process), as
+// benchutil.Peak measures them, with the collector at GOGC=10 so that the
+// heap's objects stay close to what is live.
 func peakDuring(f func()) (peak, alloc uint64) {
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	base := read()
-	high := base
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(100 * time.Microsecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				high = max(high, read())
-			}
-		}
-	})
-	f()
-	close(stop)
-	wg.Wait()
-	runtime.ReadMemStats(&after)
-	return max(high, read()) - base, after.TotalAlloc - before.TotalAlloc
+	return benchutil.Peak(func() (any, error) { f(); return nil, nil })
 }
 
 // post sends body to the test server and reads the answer without keeping

@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"io"
 	"net/http"
-	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
+	"github.com/gymkit/gymkit/internal/benchutil"
 	"github.com/gymkit/gymkit/server/servertest"
 	weather "github.com/gymkit/gymkit/servers/example_mcp_weather"
 )

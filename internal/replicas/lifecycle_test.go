@@ -31,8 +31,6 @@ const pollCeiling = 90 * time.Second
 // drains when the test ends.
 func startReplicaWith(t *testing.T, url, prefix string, extra ...string) string {
 	t.Helper()
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
-	ctx, cancel := context.WithCancel(context.Background())
 	overrides := []string{
 		counterBlock + "session_secret=" + secret,
 		counterBlock + "session.store=redis",
@@ -44,8 +42,18 @@ func startReplicaWith(t *testing.T, url, prefix string, extra ...string) string 
 	for _, e := range extra {
 		overrides = append(overrides, counterBlock+e)
 	}
+	return serveConfig(t, counterConfig, overrides)
+}
+
+// serveConfig serves the config file (relative to the module root) with
+// the overrides on a free port, and returns the first instance's base URL;
+// the host drains when the test ends.
+func serveConfig(t *testing.T, file string, overrides []string) string {
+	t.Helper()
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	ctx, cancel := context.WithCancel(context.Background())
 	h, err := server.New(ctx, server.Options{
-		Files:     []string{counterConfig},
+		Files:     []string{file},
 		Overrides: overrides,
 		WorkDir:   root,
 		LookupEnv: func(string) (string, bool) { return "", false },

@@ -59,28 +59,7 @@ func startWorkplace(t *testing.T, overrides ...string) string {
 	for _, o := range overrides {
 		ov = append(ov, workplaceBlock+o)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	h, err := server.New(ctx, server.Options{
-		Files:     []string{workplaceConfig},
-		Overrides: ov,
-		WorkDir:   root,
-		LookupEnv: func(string) (string, bool) { return "", false },
-		Logger:    slog.New(slog.DiscardHandler),
-		Ready:     io.Discard,
-	})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- h.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("drain: %v", err)
-		}
-	})
-	return h.Instances()[0].URL()
+	return serveConfig(t, workplaceConfig, ov)
 }
 
 // exampleRow is the first row of NeMo Gym's workplace_assistant

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"unsafe"
 
 	"github.com/gymkit/gymkit/framework/internal/lax"
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
@@ -133,6 +134,22 @@ func (s Status) MCPText(tool string) string {
 		code = s.mcpCode
 	}
 	return "HTTP " + strconv.Itoa(code) + " from POST /" + tool + ": " + s.Detail
+}
+
+// MCPErrorText returns StatusOf(err).MCPText(tool), the MCP door's isError
+// text for a failed call of tool, without the HTTP door's rendering: for a
+// [*ValidationError] the text is written once, so that a 422 echoing a
+// large input costs one copy of it (issue 10's per-request memory bound).
+func MCPErrorText(err error, tool string) string {
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		b := make([]byte, 0, 32+len(tool))
+		b = append(b, "HTTP 422 from POST /"...)
+		b = append(b, tool...)
+		b = lax.AppendMCP(append(b, ": "...), ve.items)
+		return unsafe.String(unsafe.SliceData(b), len(b)) // b is not used again
+	}
+	return StatusOf(err).MCPText(tool)
 }
 
 // StatusOf returns the status and both renderings of err, exactly as the two

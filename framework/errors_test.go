@@ -1,7 +1,9 @@
 package framework_test
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -36,5 +38,37 @@ func TestStatusOfRenderings(t *testing.T) {
 				t.Errorf("got %d %s %q\nwant %d %s %q", st.Code, st.Body, st.MCPText("t"), c.code, c.body, c.mcpText)
 			}
 		})
+	}
+}
+
+// TestMCPErrorTextIsStatusOfMCPText: the MCP door's one-copy isError text
+// is StatusOf(err).MCPText(tool) for every kind of error, a 422 whose
+// HTTP rendering fails (NaN input) and a wrapped 422 included.
+func TestMCPErrorTextIsStatusOfMCPText(t *testing.T) {
+	t.Parallel()
+	type req struct {
+		City string         `json:"city" required:"true"`
+		N    int            `json:"n"`
+		M    map[string]int `json:"m"`
+	}
+	decodeErr := func(body string) error {
+		_, err := framework.Decode[req](json.RawMessage(body))
+		if err == nil {
+			t.Fatalf("%s decoded", body)
+		}
+		return err
+	}
+	for name, err := range map[string]error{
+		"missing":         decodeErr(`{}`),
+		"many items":      decodeErr(`{"city":[1,2,{"a":"<&>"}],"n":"x","m":{"a":"b"}}`),
+		"NaN input":       decodeErr(`{"city":NaN}`),
+		"wrapped 422":     fmt.Errorf("tool: %w", decodeErr(`{"city":1}`)),
+		"framework.Error": framework.Errorf(409, "already borrowed"),
+		"plain":           errors.New("boom"),
+		"unicode":         framework.Errorf(400, "caf\u00e9 \u2028"),
+	} {
+		if got, want := framework.MCPErrorText(err, "get_weather"), framework.StatusOf(err).MCPText("get_weather"); got != want {
+			t.Errorf("%s:\n got %q\nwant %q", name, got, want)
+		}
 	}
 }

@@ -208,8 +208,7 @@ func (d *Door) callTool(site callSite, req *mcp.CallToolRequest, name, tok strin
 	res, err := d.run(site, req, e, sid, args)
 	if err != nil {
 		err = d.app.MaskError(ctx, err, "tool", name, "door", "mcp") // mask_internal_errors
-		st := framework.StatusOf(err)
-		text := st.MCPText(name)
+		text := framework.MCPErrorText(err, name)
 		if code := mcpStatus(text); code >= 500 {
 			d.logAttrs(ctx, "tool call failed", failureLevel(err), "tool", name, "status", code, "error", err)
 		}
@@ -338,7 +337,7 @@ func (d *Door) success(ctx context.Context, e *exposed, res any) *callResult {
 		}
 		err = fmt.Errorf("encoding the response: %w", err)
 		d.logAttrs(ctx, "tool call failed", slog.LevelError, "tool", e.tool.Name, "status", 500, "error", err)
-		return errorResult(framework.StatusOf(d.app.MaskError(ctx, err, "tool", e.tool.Name, "door", "mcp")).MCPText(e.tool.Name))
+		return errorResult(framework.MCPErrorText(d.app.MaskError(ctx, err, "tool", e.tool.Name, "door", "mcp"), e.tool.Name))
 	}
 	switch {
 	case len(b) > 0 && b[0] == '{':
@@ -350,7 +349,7 @@ func (d *Door) success(ctx context.Context, e *exposed, res any) *callResult {
 		// pointer's null) breaks the tool's own declaration.
 		err := fmt.Errorf("the tool declares an object outputSchema but returned %s", describeJSON(b))
 		d.logAttrs(ctx, "tool call failed", slog.LevelError, "tool", e.tool.Name, "status", 500, "error", err)
-		return errorResult(framework.StatusOf(d.app.MaskError(ctx, err, "tool", e.tool.Name, "door", "mcp")).MCPText(e.tool.Name))
+		return errorResult(framework.MCPErrorText(d.app.MaskError(ctx, err, "tool", e.tool.Name, "door", "mcp"), e.tool.Name))
 	case len(b) > 0 && b[0] == '"':
 		var s string
 		if err := json.Unmarshal(b, &s); err == nil {
@@ -447,7 +446,9 @@ func textResult(text string, structured json.RawMessage) *callResult {
 
 // errorResult is an isError result with one text content.
 func errorResult(text string) *callResult {
-	b := make([]byte, 0, len(text)+64)
+	// Room for the escapes too (quotes, <, >, &), so that the text of a 422
+	// echoing a large input is not copied once more by a regrow.
+	b := make([]byte, 0, len(text)+len(text)/4+64)
 	b = append(b, `{"content":[{"type":"text","text":`...)
 	b = appendString(b, text)
 	b = append(b, `}],"isError":true}`...)

@@ -262,13 +262,32 @@ func (d *Door) renderInitResults(caps *mcp.ServerCapabilities) error {
 // writeLeanResult writes the SDK's answer to a call: 200, its headers, and
 // {"jsonrpc":"2.0","id":<id>,"result":<result>}.
 func writeLeanResult(w http.ResponseWriter, id, result []byte) {
-	b := make([]byte, 0, len(id)+len(result)+32)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	b = append(b, `,"result":`...)
-	b = append(b, result...)
-	writeLeanBody(w, append(b, '}'))
+	if len(result) < leanCopyMax {
+		b := make([]byte, 0, len(id)+len(result)+32)
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = append(b, id...)
+		b = append(b, `,"result":`...)
+		b = append(b, result...)
+		writeLeanBody(w, append(b, '}'))
+		return
+	}
+	// A large result (a 422 that echoes a big input) is written as it is,
+	// between its envelope's two ends, not copied into one more buffer of
+	// its size (issue 10's per-request memory). net/http sends either form
+	// chunked: the answer's bytes and headers are the same.
+	head := make([]byte, 0, len(id)+32)
+	head = append(head, `{"jsonrpc":"2.0","id":`...)
+	head = append(head, id...)
+	head = append(head, `,"result":`...)
+	writeLeanBody(w, head)
+	_, _ = w.Write(result)
+	_, _ = w.Write([]byte{'}'})
 }
+
+// leanCopyMax is the result size from which writeLeanResult writes the
+// result without copying it: far above net/http's 2048-byte buffer before
+// chunking, so that either way the answer goes chunked.
+const leanCopyMax = 64 << 10
 
 // writeLeanInvalidParams writes the SDK's answer to a call that failed with
 // errInvalidParams (200, as for protocols before 2026-07-28).

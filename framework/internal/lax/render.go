@@ -69,6 +69,16 @@ func RenderMCP(items []ErrorItem) string {
 	return unsafe.String(unsafe.SliceData(b), len(b)) // b is not used again: no copy of a large report
 }
 
+// AppendMCP appends RenderMCP(items) to b, without a copy of its own.
+func AppendMCP(b []byte, items []ErrorItem) []byte {
+	n := len(b)
+	b, err := appendItems(append(b, '['), items, false, true, ", ", pyjson.PythonDumps)
+	if err != nil {
+		return append(b[:n], "[]"...)
+	}
+	return append(b, ']')
+}
+
 // appendItems writes the items shown (see RenderHTTPStrict) joined by sep.
 func appendItems(b []byte, items []ErrorItem, body, url bool, sep string, o pyjson.Options) ([]byte, error) {
 	start := len(b)

@@ -385,6 +385,16 @@ func modelSchema(t reflect.Type, sw pyjson.Value, path string) ([]pyjson.Member,
 			if ps, ok = swProps.Get(swName); !ok {
 				return nil, fmt.Errorf("schema: %s.%s: swaggest produced no property for field %s", path, f.Name, f.GoName)
 			}
+			// Two fields with the same invalid name are one property to
+			// swaggest: which one is not known (FuzzSchema's
+			// testdata/fuzz/FuzzSchema/059308613a4e0a0e), so refuse.
+			for _, g := range m.Fields {
+				if gName, _, _ := strings.Cut(g.Tag.Get("json"), ","); g.GoName != f.GoName && gName == swName {
+					return nil, fmt.Errorf("schema: %s: fields %s and %s have the same json tag name %q, which encoding/json ignores "+
+						"(it uses their Go names): give them valid names (letters, digits, spaces and !#$%%&()*+-./:;<=>?@[]^_{|}~)",
+						path, f.GoName, g.GoName, swName)
+				}
+			}
 		}
 		ft := ""
 		if ftd := deref(f.Type); ftd.Kind() != reflect.Struct || isAny(ftd) || ftd == objectType ||

@@ -128,7 +128,7 @@ func TestSeedBody(t *testing.T) {
 // the tree), Value and JSON agree with the tree ParseJSON builds, and JSON
 // is valid for encoding/json.
 func FuzzSeedBody(f *testing.F) {
-	for _, c := range seedBodyCases {
+	for _, c := range append(seedBodyCases, seedBodyEdgeCases()...) {
 		f.Add(c)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkSeedBody(t, data) })

@@ -16,7 +16,7 @@ import (
 //
 //	go test ./mcpexpose -run '^$' -fuzz FuzzLeanParity -fuzztime 60s
 func FuzzLeanParity(f *testing.F) {
-	for _, row := range parityRows() {
+	for _, row := range append(parityRows(), edgeRows()...) {
 		f.Add(row.body, uint8(0))
 	}
 	f.Add(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"append","arguments":{"value":"x"}}}`, uint8(1))

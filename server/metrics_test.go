@@ -334,7 +334,9 @@ func (e *dispatchEnv) Tools(_ []framework.Tool, c *framework.CatchAll) []framewo
 // (answered by the door itself) not at all.
 func TestMetricsLabelsBounded(t *testing.T) {
 	t.Parallel()
-	_, ts := startMetered(t, &dispatchEnv{}, nil)
+	// No tool timeout: the flood is slow under -race on a loaded machine,
+	// and a 504 is not what this test is about.
+	_, ts := startMetered(t, &dispatchEnv{}, func(c *config.Instance) { c.ToolTimeout = 0 })
 	cookie, token := seedToken(t, ts)
 	cs := sdkSession(t, ts.URL, token)
 	flood := func(from, to int) {
@@ -544,7 +546,9 @@ func TestMetricsDispatcherEnvironment(t *testing.T) {
 // -race) are all counted, none twice, registered and unregistered alike.
 func TestMetricsConcurrentCalls(t *testing.T) {
 	t.Parallel()
-	_, ts := startMetered(t, &dispatchEnv{}, nil)
+	// No tool timeout: the flood is slow under -race on a loaded machine,
+	// and a 504 is not what this test is about.
+	_, ts := startMetered(t, &dispatchEnv{}, func(c *config.Instance) { c.ToolTimeout = 0 })
 	cookie, token := seedToken(t, ts)
 	cs := sdkSession(t, ts.URL, token)
 	const workers, each = 6, 15

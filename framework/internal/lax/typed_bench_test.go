@@ -109,28 +109,20 @@ func BenchmarkTypedVsEncodingJSON(b *testing.B) {
 				}
 				return dst.Interface(), nil
 			}
-			tree := func() (any, error) {
-				v, err := pyjson.ParseLimited(body, lim)
-				if err != nil {
-					return nil, err
+			via := func(parse func([]byte, pyjson.Limits) (pyjson.Value, error)) func() (any, error) {
+				return func() (any, error) {
+					v, err := parse(body, lim)
+					if err != nil {
+						return nil, err
+					}
+					dst := reflect.New(tc.typ)
+					if items := plan.Decode(v, dst.Elem(), ModeHTTP); len(items) > 0 {
+						return nil, fmt.Errorf("%s", RenderMCP(items))
+					}
+					return dst.Interface(), nil
 				}
-				dst := reflect.New(tc.typ)
-				if items := plan.Decode(v, dst.Elem(), ModeHTTP); len(items) > 0 {
-					return nil, fmt.Errorf("%s", RenderMCP(items))
-				}
-				return dst.Interface(), nil
 			}
-			lazy := func() (any, error) {
-				v, err := pyjson.ParseLazy(body, lim)
-				if err != nil {
-					return nil, err
-				}
-				dst := reflect.New(tc.typ)
-				if items := plan.Decode(v, dst.Elem(), ModeHTTP); len(items) > 0 {
-					return nil, fmt.Errorf("%s", RenderMCP(items))
-				}
-				return dst.Interface(), nil
-			}
+			tree, lazy := via(pyjson.ParseLimited), via(pyjson.ParseLazy)
 			std := func() (any, error) {
 				dst := reflect.New(tc.typ)
 				err := json.Unmarshal(body, dst.Interface())

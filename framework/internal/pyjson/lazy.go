@@ -140,37 +140,29 @@ func Materialize(v Value) Value {
 }
 
 // holdsLazy reports whether v is or contains a lazy container.
-func holdsLazy(v *Value) bool {
-	if IsLazy(v) {
-		return true
-	}
-	for i := range v.Items {
-		if holdsLazy(&v.Items[i]) {
-			return true
-		}
-	}
-	for i := range v.Members {
-		if holdsLazy(&v.Members[i].Value) {
-			return true
-		}
-	}
-	return false
-}
+func holdsLazy(v *Value) bool { return lazyWithin(v, -1) }
 
 // MayHoldLazy reports whether v or one of its items or members is lazy:
 // the shape of a tree from ParseLazy or Expand (which leave lazy values
 // only there). It does not descend further.
-func MayHoldLazy(v *Value) bool {
+func MayHoldLazy(v *Value) bool { return lazyWithin(v, 1) }
+
+// lazyWithin reports whether v, or a value at most depth levels below it
+// (any depth when negative), is lazy.
+func lazyWithin(v *Value, depth int) bool {
 	if IsLazy(v) {
 		return true
 	}
+	if depth == 0 {
+		return false
+	}
 	for i := range v.Items {
-		if IsLazy(&v.Items[i]) {
+		if lazyWithin(&v.Items[i], depth-1) {
 			return true
 		}
 	}
 	for i := range v.Members {
-		if IsLazy(&v.Members[i].Value) {
+		if lazyWithin(&v.Members[i].Value, depth-1) {
 			return true
 		}
 	}

@@ -133,21 +133,8 @@ func BenchmarkTypedVsEncodingJSON(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			var tStream, tTree, tLazy, tStd time.Duration
-			for b.Loop() {
-				t0 := time.Now()
-				_, _ = stream()
-				t1 := time.Now()
-				_, _ = tree()
-				t2 := time.Now()
-				_, _ = lazy()
-				t3 := time.Now()
-				_, _ = std()
-				tStream += t1.Sub(t0)
-				tTree += t2.Sub(t1)
-				tLazy += t3.Sub(t2)
-				tStd += time.Since(t3)
-			}
+			ts := alternate(b, stream, tree, lazy, std)
+			tStream, tTree, tLazy, tStd := ts[0], ts[1], ts[2], ts[3]
 			b.StopTimer()
 			pStream, pTree, pLazy, pStd := peakOf(stream), peakOf(tree), peakOf(lazy), peakOf(std)
 			b.ReportMetric(float64(tStream)/float64(tStd), "time-x")
@@ -244,18 +231,8 @@ func BenchmarkEchoVsEncodingJSON(b *testing.B) {
 			if _, err := std(); err != nil {
 				b.Fatal(err)
 			}
-			var tLazy, tTree, tStd time.Duration
-			for b.Loop() {
-				t0 := time.Now()
-				_, _ = lazy()
-				t1 := time.Now()
-				_, _ = tree()
-				t2 := time.Now()
-				_, _ = std()
-				tLazy += t1.Sub(t0)
-				tTree += t2.Sub(t1)
-				tStd += time.Since(t2)
-			}
+			ts := alternate(b, lazy, tree, std)
+			tLazy, tTree, tStd := ts[0], ts[1], ts[2]
 			b.StopTimer()
 			pLazy, pTree, pStd := peakOf(lazy), peakOf(tree), peakOf(std)
 			b.ReportMetric(float64(tLazy)/float64(tStd), "time-x")
@@ -269,4 +246,18 @@ func BenchmarkEchoVsEncodingJSON(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 		})
 	}
+}
+
+// alternate runs fs in turn at every b.Loop iteration (so that the machine's
+// load falls on all of them alike) and returns each one's total time.
+func alternate(b *testing.B, fs ...func() (any, error)) []time.Duration {
+	total := make([]time.Duration, len(fs))
+	for b.Loop() {
+		for i, f := range fs {
+			t0 := time.Now()
+			_, _ = f()
+			total[i] += time.Since(t0)
+		}
+	}
+	return total
 }

@@ -58,6 +58,10 @@ type Member = pyjson.Member
 
 // Constructors of Values.
 var (
+	// ExtraOf returns an [Extra] holding the members in order; a key given
+	// twice keeps its first position and its last value. The Values are
+	// used as given, not copied.
+	ExtraOf = pyjson.ExtraOf
 	// NullValue returns JSON null.
 	NullValue = pyjson.NullValue
 	// BoolValue returns a JSON bool.
@@ -90,10 +94,42 @@ const (
 )
 
 // Extra, embedded in a request struct, collects the unknown top-level keys of
-// the body in input order (pydantic extra="allow"); embedded in a response
-// struct, its members are written after the struct's own fields. A verify
-// request and response that both embed it echo the unknown keys (NeMo's
-// extra="allow" verify models).
+// the body in input order, keys unique (pydantic extra="allow"; a duplicate
+// key keeps its first position and its last value, as Python's dict);
+// embedded in a response struct, its members are written after the struct's
+// own fields (keys the struct wrote are skipped). A verify request and
+// response that both embed it echo the unknown keys (NeMo's extra="allow"
+// verify models; see [VerifyResponse]). The zero Extra has no members.
+//
+// An extra key's value is kept as the JSON text it arrived as and parsed
+// only when it is read, so a large key the environment does not read costs
+// about its size, not a tree of [Value]s (72 bytes per JSON value): a 14 MiB
+// extra array in a /verify body peaks the server at about 3x the body
+// (internal/breaktest TestBodyMemoryBounded). Each read parses it again.
+// Extra is an alias (of gymkit's internal JSON layer); its methods:
+//
+//	// Len returns the number of members; Keys their keys in order (a new
+//	// slice, nil when none); Has whether key is one, without parsing it.
+//	func (e Extra) Len() int
+//	func (e Extra) Keys() []string
+//	func (e Extra) Has(key string) bool
+//	// Get returns key's value as a full tree (parsed on each call: keep
+//	// the result) and whether key is a member.
+//	func (e Extra) Get(key string) (Value, bool)
+//	// All yields each key and its value as Get returns it, in order;
+//	// Members returns them as a new slice (changing it does not change e).
+//	func (e Extra) All() iter.Seq2[string, Value]
+//	func (e Extra) Members() []Member
+//	// Set sets key's value (at its position, or appended last); Delete
+//	// removes key and reports whether it was there. Both copy the members
+//	// (O(Len)): a copy of the Extra made before is not changed.
+//	func (e *Extra) Set(key string, v Value)
+//	func (e *Extra) Delete(key string) bool
+//
+// Embedded, these methods are promoted to the enclosing struct (req.Get("k")
+// is req.Extra.Get("k")) unless the struct declares the name itself. Reads
+// are safe for concurrent use; Set and Delete are writes to the struct.
+// Build one with [ExtraOf].
 type Extra = pyjson.Extra
 
 // ForbidExtra, embedded in a request struct, makes unknown keys a 422

@@ -44,3 +44,25 @@ func TestValueDocListsMethods(t *testing.T) {
 		}
 	}
 }
+
+// TestExtraDocListsMethods: the same for framework.Extra, an alias too.
+func TestExtraDocListsMethods(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile("json.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(src)
+	i, j := strings.Index(doc, "// Extra, embedded"), strings.Index(doc, "type Extra = ")
+	if i < 0 || j < i {
+		t.Fatal("no Extra doc comment in json.go")
+	}
+	doc = doc[i:j]
+	pt := reflect.PointerTo(reflect.TypeFor[framework.Extra]())
+	for i := range pt.NumMethod() {
+		name := pt.Method(i).Name
+		if !strings.Contains(doc, "//\tfunc (e Extra) "+name+"(") && !strings.Contains(doc, "//\tfunc (e *Extra) "+name+"(") {
+			t.Errorf("Extra's doc comment does not list the method %s", name)
+		}
+	}
+}

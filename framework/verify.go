@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
-	"slices"
-	"unsafe"
 
 	"github.com/gymkit/gymkit/framework/internal/lax"
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
@@ -160,15 +158,8 @@ func Verify[Req any, Resp any, PReq interface {
 			}
 		}
 		var extra *pyjson.Extra // Req's, when the answer may echo it
-		var echo extraEcho
 		if extraIdx != nil && reqExtraIdx != nil {
 			extra = reflect.ValueOf(&req).Elem().FieldByIndex(reqExtraIdx).Addr().Interface().(*pyjson.Extra)
-			if len(extra.Members) > 0 {
-				// The echo's spans are views of the body's text, which
-				// lives (unchanged: no hook sees /verify's) until the
-				// answer is written.
-				echo = extraEchoOf(b.view(), extra.Members)
-			}
 		}
 		base := PReq(&req).mustEmbedVerifyRequest()
 		base.raw = b
@@ -184,16 +175,18 @@ func Verify[Req any, Resp any, PReq interface {
 		vr.ResponsesCreateParams, vr.Response = echoParams, echoResp
 		if extraIdx != nil {
 			ex := reflect.ValueOf(&resp).Elem().FieldByIndex(extraIdx).Addr().Interface().(*pyjson.Extra)
-			if len(ex.Members) == 0 {
-				dump, err := requestDump(&req, extra, echo)
+			if ex.Len() == 0 {
+				dump, err := requestDump(&req, extra)
 				if err != nil {
 					return nil, err
 				}
+				var ms []pyjson.Member
 				for _, m := range dump.Members {
 					if !declared[m.Key] {
-						ex.Members = append(ex.Members, m)
+						ms = append(ms, m)
 					}
 				}
+				pyjson.SetExtraMembers(ex, ms)
 			}
 		}
 		return resp, nil
@@ -229,16 +222,16 @@ func normalizeCalls(out []OutputItem, f func(string) string) {
 // model dumps (their MarshalJSON). The members' values are lazy
 // (pyjson.ParseLazy: spans of the written dump, never a tree), for the
 // answer's encoder only. extra is req's embedded Extra (nil when it has
-// none) and echo what extraEchoOf recorded: when the extra members are
-// still those decoded, their values are the body's own spans (written as
-// their trees would be), so they are not written out and read again.
-func requestDump(req any, extra *pyjson.Extra, echo extraEcho) (pyjson.Value, error) {
+// none): its members are appended as they are kept (a decoded container is
+// still the body's text, written as its tree would be), not written out
+// and read again; a key the request's fields wrote already is skipped, as
+// the encoder does.
+func requestDump(req any, extra *pyjson.Extra) (pyjson.Value, error) {
 	var tail []pyjson.Member
-	if extra != nil && echo.unchanged(extra.Members) {
-		kept := extra.Members
-		extra.Members = nil
-		defer func() { extra.Members = kept }()
-		tail = echo.src
+	if extra != nil && extra.Len() > 0 {
+		tail = pyjson.ExtraMembers(extra)
+		pyjson.SetExtraMembers(extra, nil)
+		defer pyjson.SetExtraMembers(extra, tail)
 	}
 	b, err := pyjson.Marshal(req, pyjson.Pydantic)
 	if err != nil {
@@ -248,57 +241,14 @@ func requestDump(req any, extra *pyjson.Extra, echo extraEcho) (pyjson.Value, er
 	if err != nil || tail == nil {
 		return dump, err
 	}
-	dump.Members = append(dump.Members[:len(dump.Members):len(dump.Members)], tail...)
+	ms := dump.Members[:len(dump.Members):len(dump.Members)]
+	for _, m := range tail {
+		if _, dup := dump.Get(m.Key); !dup {
+			ms = append(ms, m)
+		}
+	}
+	dump.Members = ms
 	return dump, nil
-}
-
-// extraEcho is what a verify request's extra members were decoded from:
-// decoded, the members as the request got them (their Values' headers);
-// src, the same keys with the body's lazy values. Zero: nothing recorded.
-type extraEcho struct {
-	decoded, src []pyjson.Member
-}
-
-// extraEchoOf records the extra members of a request decoded from the lazy
-// tree body (lax keeps the unknown keys in input order).
-func extraEchoOf(body pyjson.Value, members []pyjson.Member) extraEcho {
-	if len(members) == 0 {
-		return extraEcho{}
-	}
-	src := make([]pyjson.Member, 0, len(members))
-	for _, m := range body.Members {
-		if k := len(src); k < len(members) && m.Key == members[k].Key {
-			src = append(src, m)
-		}
-	}
-	if len(src) != len(members) {
-		return extraEcho{}
-	}
-	return extraEcho{decoded: slices.Clone(members), src: src}
-}
-
-// unchanged reports whether members are still those recorded: the same
-// keys with the same Values (the same strings and the same backing arrays;
-// Values are read-only, so the same arrays hold the same tree).
-func (x extraEcho) unchanged(members []pyjson.Member) bool {
-	if x.src == nil || len(members) != len(x.decoded) {
-		return false
-	}
-	for i := range members {
-		a, b := &members[i], &x.decoded[i]
-		if a.Key != b.Key || !sameValue(&a.Value, &b.Value) {
-			return false
-		}
-	}
-	return true
-}
-
-// sameValue reports whether a and b are the same Value: equal scalars,
-// containers over the same arrays.
-func sameValue(a, b *pyjson.Value) bool {
-	return a.Kind == b.Kind && a.Bool == b.Bool && a.Str == b.Str &&
-		len(a.Items) == len(b.Items) && unsafe.SliceData(a.Items) == unsafe.SliceData(b.Items) &&
-		len(a.Members) == len(b.Members) && unsafe.SliceData(a.Members) == unsafe.SliceData(b.Members)
 }
 
 // SeedSessionSchema returns the JSON Schema of the environment's

@@ -22,19 +22,27 @@ type echoResp struct {
 }
 
 // echoServer's verify echoes the request's extra keys (NeMo's
-// Resp(**body.model_dump())); with "mutate" set, its handler first changes
-// the decoded extras in place, which the echo must show.
+// Resp(**body.model_dump())). With "mutate" set to "request", its handler
+// first changes its copy of the request's extras, which the echo does not
+// show (the echo is the request as decoded, as for every other field); with
+// "response", it answers extras of its own: the request's, one changed,
+// one removed and one added.
 type echoServer struct{ framework.Base }
 
 func (s *echoServer) Routes(r *framework.Router) {
 	framework.Verify(r, func(_ context.Context, req echoReq) (echoResp, error) {
+		resp := echoResp{Mutate: req.Mutate}
 		switch req.Mutate {
-		case "member":
-			req.Extra.Members[0].Value = framework.StringValue("changed")
-		case "key":
-			req.Extra.Members[0].Key = "renamed"
+		case "request":
+			req.Extra.Set("pad", framework.StringValue("changed"))
+			req.Extra.Delete("n")
+		case "response":
+			resp.Extra = framework.ExtraOf(req.Extra.Members()...)
+			resp.Extra.Set("pad", framework.StringValue("changed"))
+			resp.Extra.Delete("n")
+			resp.Extra.Set("added", framework.NumberValue("1.50"))
 		}
-		return echoResp{Mutate: req.Mutate}, nil
+		return resp, nil
 	})
 }
 
@@ -51,8 +59,8 @@ func TestVerifyEchoesExtraKeys(t *testing.T) {
 	const echoed = `"pad":[1,2.5,100000.0,{"k":[true,null]},"<>&"],"n":{"a":{"b":[[],{}]}},"s":"x"}`
 	for _, c := range []struct{ mutate, want string }{
 		{"", `"mutate":"",` + echoed},
-		{"member", `"mutate":"member","pad":"changed",` + echoed[strings.Index(echoed, `"n":`):]},
-		{"key", `"mutate":"key","renamed":[1,2.5,100000.0,{"k":[true,null]},"<>&"],` + echoed[strings.Index(echoed, `"n":`):]},
+		{"request", `"mutate":"request",` + echoed},
+		{"response", `"mutate":"response","pad":"changed","s":"x","added":1.5}`},
 	} {
 		body := `{"responses_create_params":{"input":"hi"},"response":` + resp + `,"mutate":"` + c.mutate + `",` + extras + `}`
 		r := ts.Rollout().Post("/verify", body)

@@ -574,9 +574,10 @@ func (sp *structPlan) decode(s *state, v *pyjson.Value, dst reflect.Value) {
 			extra = make([]pyjson.Member, 0, unknown)
 			for mi := range v.Members {
 				if sp.lookup(v.Members[mi].Key) < 0 {
-					m := v.Members[mi]
-					m.Value = s.keep(&m.Value)
-					extra = append(extra, m)
+					// Kept as it is: a lazy container stays the text
+					// of the tree's private copy, parsed when the
+					// environment reads it (pyjson.Extra.Get).
+					extra = append(extra, v.Members[mi])
 				}
 			}
 		}
@@ -593,7 +594,7 @@ func (sp *structPlan) decode(s *state, v *pyjson.Value, dst reflect.Value) {
 			}
 			ev = ev.Elem()
 		}
-		ev.Addr().Interface().(*pyjson.Extra).Members = extra
+		pyjson.SetExtraMembers(ev.Addr().Interface().(*pyjson.Extra), extra)
 	}
 }
 

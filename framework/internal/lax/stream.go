@@ -287,7 +287,7 @@ func (sp *structPlan) bdecode(b *bstate, dst reflect.Value) bool {
 						}
 					}
 				}
-				v, ok := r.Value()
+				v, ok := r.LazyValue()
 				if !ok {
 					return false
 				}
@@ -339,7 +339,7 @@ func (sp *structPlan) bdecode(b *bstate, dst reflect.Value) bool {
 			}
 			ev = ev.Elem()
 		}
-		ev.Addr().Interface().(*pyjson.Extra).Members = extra
+		pyjson.SetExtraMembers(ev.Addr().Interface().(*pyjson.Extra), extra)
 	}
 	return true
 }

@@ -417,14 +417,14 @@ func TestExtra(t *testing.T) {
 		v    any
 		want string
 	}{
-		{withExtra{A: "s", Extra: Extra{Members: members}}, `{"a":"s","b":2,"x":[true],"Members":null}`},
+		{withExtra{A: "s", Extra: ExtraOf(members...)}, `{"a":"s","b":2,"x":[true],"Members":null}`},
 		{&withExtra{A: "s"}, `{"a":"s"}`},
 		{withExtraPtr{A: 1}, `{"a":1}`},
-		{withExtraPtr{A: 1, Extra: &Extra{Members: members[2:3]}}, `{"a":1,"x":[true]}`},
-		{withDeepExtra{Z: 1, withExtra: withExtra{A: "s", Extra: Extra{Members: members[:3]}}}, `{"z":1,"a":"s","b":2,"x":[true]}`},
-		{map[string]Extra{"k": {Members: members[2:3]}}, `{"k":{"x":[true]}}`},
+		{withExtraPtr{A: 1, Extra: ptrTo(ExtraOf(members[2:3]...))}, `{"a":1,"x":[true]}`},
+		{withDeepExtra{Z: 1, withExtra: withExtra{A: "s", Extra: ExtraOf(members[:3]...)}}, `{"z":1,"a":"s","b":2,"x":[true]}`},
+		{map[string]Extra{"k": ExtraOf(members[2:3]...)}, `{"k":{"x":[true]}}`},
 		{Extra{}, `{}`},
-		{struct{ E Extra }{Extra{Members: members[:1]}}, `{"E":{"a":"dup"}}`},
+		{struct{ E Extra }{ExtraOf(members[:1]...)}, `{"E":{"a":"dup"}}`},
 		{Dict{Members: members[2:3]}, `{"x":[true]}`},
 		{struct {
 			D  Dict  `json:"d,omitempty"`
@@ -444,13 +444,15 @@ func TestExtra(t *testing.T) {
 		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("F%d", i), Type: reflect.TypeFor[int](), Tag: reflect.StructTag(fmt.Sprintf(`json:"f%d,omitempty"`, i))})
 	}
 	sv := reflect.New(reflect.StructOf(fields)).Elem()
-	sv.Field(0).Set(reflect.ValueOf(Extra{Members: []Member{{Key: "f69", Value: NumberValue("1")}, {Key: "f68", Value: NumberValue("2")}}}))
+	sv.Field(0).Set(reflect.ValueOf(ExtraOf(Member{Key: "f69", Value: NumberValue("1")}, Member{Key: "f68", Value: NumberValue("2")})))
 	sv.Field(70).SetInt(7) // f69
 	b, err := Marshal(sv.Interface(), Pydantic)
 	if err != nil || string(b) != `{"f69":7,"f68":2}` {
 		t.Errorf("wide struct: %s %v", b, err)
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }
 
 type node struct {
 	Name string `json:"name"`

@@ -266,6 +266,26 @@ func (r *Reader) Value() (Value, bool) {
 	return v, true
 }
 
+// LazyValue reads the next value as ParseLazy keeps a nested one: a
+// container as a lazy Value over a copy of its text (checked as it is
+// skipped: one string, however many values it holds), a scalar as Scalar
+// does. In a text holding encoded surrogates it is Value (ParseLazy parses
+// such text in full too).
+func (r *Reader) LazyValue() (Value, bool) {
+	if c := r.Peek(); (c != '{' && c != '[') || r.p.sur {
+		return r.Value()
+	}
+	start := r.i
+	if !r.Skip() {
+		return Value{}, false
+	}
+	end := r.i
+	for end > start && isWS(r.p.data[end-1]) {
+		end--
+	}
+	return lazyValue(string(r.p.data[start:end])), true
+}
+
 // Skip reads the next value without building it.
 func (r *Reader) Skip() bool {
 	if r.failed {

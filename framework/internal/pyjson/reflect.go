@@ -14,16 +14,6 @@ import (
 	"github.com/gymkit/gymkit/framework/internal/model"
 )
 
-// Extra holds an object's keys that a struct does not declare, in order
-// (pydantic's extra="allow"). Embedded (as an anonymous field, possibly via
-// a pointer or another embedded struct) in a struct, its Members are written
-// after the struct's own fields, skipping keys the struct already wrote; it
-// never appears as a "Members" key. A non-embedded Extra field is written as
-// an object of its Members. The zero Extra has no members.
-type Extra struct {
-	Members []Member
-}
-
 // UnsupportedTypeError is returned by Marshal and Append for a value of a
 // type that has no JSON form (channel, function, complex number, unsafe
 // pointer, or a map whose key type is not a string, integer or
@@ -288,8 +278,8 @@ func valueEncoder(e *encodeState, v reflect.Value) error {
 	}
 }
 
-// membersEncoder writes an Extra or a Dict (both are struct{ Members
-// []Member }) as an object of its members.
+// membersEncoder writes an Extra or a Dict (both are a struct of one
+// []Member field) as an object of its members.
 func membersEncoder(e *encodeState, v reflect.Value) error {
 	if err := e.open('{'); err != nil {
 		return err
@@ -307,7 +297,9 @@ func membersEncoder(e *encodeState, v reflect.Value) error {
 // keys for which skip returns true. It reports whether it is still first.
 func (e *encodeState) members(ms reflect.Value, first bool, skip func(string) bool) (bool, error) {
 	for i, n := 0, ms.Len(); i < n; i++ {
-		m := ms.Index(i).Addr().Interface().(*Member) // slice elements are addressable
+		// Slice elements are addressable, also behind Extra's unexported
+		// field (read-only to reflect, so no Interface()).
+		m := (*Member)(ms.Index(i).Addr().UnsafePointer())
 		if skip != nil && skip(m.Key) {
 			continue
 		}

@@ -16,6 +16,14 @@ type fuzzInner struct {
 	B *int   `json:"b"`
 }
 
+// fuzzOpen is a model with extra="allow". It is a field type, not embedded
+// by reflect.StructOf, which cannot build a struct that embeds a type with
+// methods (pyjson.Extra has Get, Set...: the runtime crashes on the type).
+type fuzzOpen struct {
+	pyjson.Extra
+	C []string `json:"c"`
+}
+
 // palette is the field types the fuzzer combines.
 var palette = []reflect.Type{
 	reflect.TypeFor[string](), reflect.TypeFor[int](), reflect.TypeFor[int8](), reflect.TypeFor[uint32](),
@@ -26,7 +34,8 @@ var palette = []reflect.Type{
 }
 
 // fuzzType builds a struct type from data: each 2-byte chunk picks a field
-// type (or an embedded fuzzInner, lax.Forbid, pyjson.Extra) and a tag from
+// type (or an embedded fuzzInner or lax.Forbid, or a model embedding
+// pyjson.Extra) and a tag from
 // tags (split on "|"). ok is false when reflect refuses the type.
 func fuzzType(data []byte, tags string) (t reflect.Type, ok bool) {
 	defer func() {
@@ -45,7 +54,7 @@ func fuzzType(data []byte, tags string) (t reflect.Type, ok bool) {
 		case 21:
 			f.Type, f.Anonymous, f.Name = reflect.TypeFor[lax.Forbid](), true, "Forbid"
 		case 22:
-			f.Type, f.Anonymous, f.Name = reflect.TypeFor[pyjson.Extra](), true, "Extra"
+			f.Type = reflect.TypeFor[fuzzOpen]()
 		default:
 			f.Type = palette[sel%len(palette)]
 		}

@@ -36,6 +36,11 @@ import (
 // item) and bounds the text read again to 4x.
 const maxStreamRetries = 3
 
+// streamHook, when set (by a test, never while a Decode runs), is called
+// after each streaming attempt on a lazy span with the span's length and
+// whether the attempt succeeded.
+var streamHook func(span int, ok bool)
+
 // streamWorthy reports whether a lazy container of type t is worth a
 // streaming attempt: a struct, slice or map (through pointers), whose
 // streaming decoder reads it without a tree. The special types (any,
@@ -124,6 +129,9 @@ func (s *state) streamSpan(bdec bdecoder, v *pyjson.Value, dst reflect.Value) bo
 	b.r = r
 	b.st.mode = s.mode
 	ok = bdec(b, dst) && r.End()
+	if streamHook != nil {
+		streamHook(len(v.Str), ok)
+	}
 	r.Release()
 	b.r, b.v = nil, pyjson.Value{} // no reference to the body kept in the pool
 	clear(b.st.items)

@@ -10,17 +10,23 @@ import (
 // checkLazyDecode decodes body's lazy tree (pyjson.ParseLazy, the
 // framework's fallback after DecodeJSON gave up) and its full tree, and
 // fails unless both give the same items, the same 422 renderings and the
-// same decoded value (which must hold no lazy value).
-func checkLazyDecode(t *testing.T, typ reflect.Type, body []byte, mode Mode) {
+// same decoded value (which must hold no lazy value). It returns the
+// items (nil when the body does not parse).
+func checkLazyDecode(t *testing.T, typ reflect.Type, body []byte, mode Mode) []ErrorItem {
 	t.Helper()
-	lim := pyjson.Limits{MaxDepth: 64, MaxElements: 10_000}
+	return checkLazyDecodeLim(t, typ, body, mode, pyjson.Limits{MaxDepth: 64, MaxElements: 10_000})
+}
+
+// checkLazyDecodeLim is checkLazyDecode within lim.
+func checkLazyDecodeLim(t *testing.T, typ reflect.Type, body []byte, mode Mode, lim pyjson.Limits) []ErrorItem {
+	t.Helper()
 	full, err := pyjson.ParseLimited(body, lim)
 	lz, lerr := pyjson.ParseLazy(body, lim)
 	if (err == nil) != (lerr == nil) {
 		t.Fatalf("%q: ParseLimited %v, ParseLazy %v", body, err, lerr)
 	}
 	if err != nil {
-		return
+		return nil
 	}
 	plan, err := Compile(typ)
 	if err != nil {
@@ -48,6 +54,7 @@ func checkLazyDecode(t *testing.T, typ reflect.Type, body []byte, mode Mode) {
 			t.Fatalf("%v %q: lazy value %#v differs from the tree's %#v", typ, body, got.Interface(), want.Interface())
 		}
 	}
+	return gi
 }
 
 func hasNaN(b []byte) bool {
@@ -91,6 +98,8 @@ func FuzzLazyDecode(f *testing.F) {
 		`{"raw": {"b": [1e5]}, "any": [[1], "x"], "val": [NaN], "obj": {"k": {}}, "dict": {"a": [true]}}`,
 		`{"s": [1], "l": [1, [2.0], "3"], "m": {"a": ["nan"]}, "a": {"a": 1, "a": [2]}}`,
 		`{"val": 1, "children": [{"val": [2]}]}`, `{"a": [1, 2], "b": [[]]}`,
+		`{"id": 1, "resp": {"out": [{"name": "a", "ids": [1, "x"], "name": 2}, {"grid": [[1], [null]], "meta": {"a": [1]}}], "open": {"z": [1]}}}`,
+		`{"id": 1, "opt": {"ptrs": [null, {"ids": []}], "by_id": {"k": {"ids": [1]}, "k": {}}, "val": [{"a": [1]}]}}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -94,6 +94,7 @@ func Compile(t reflect.Type) (*Plan, error) {
 	var p *Plan
 	if err == nil {
 		p = &Plan{typ: t, dec: dec, bdec: c.bcompile(t)}
+		c.fillCells()
 	}
 	e, _ := planCache.LoadOrStore(t, cacheEntry{plan: p, err: err})
 	ce := e.(cacheEntry)
@@ -151,6 +152,10 @@ type state struct {
 	root  pyjson.Value
 	loc   []locElem
 	items []ErrorItem
+	// retries counts the enclosing lazy containers whose streaming
+	// attempt gave up (lazystream.go); b is the attempts' scratch.
+	retries int
+	b       *bstate
 }
 
 // locElem is one loc segment: a key, or an index when idx >= 0.
@@ -257,6 +262,7 @@ func special(t reflect.Type) specialKind {
 
 type compiler struct {
 	structs map[reflect.Type]*structPlan
+	cells   []bcell // streaming decoders of lazy elements, to fill (lazystream.go)
 }
 
 func (c *compiler) compile(t reflect.Type, path string) (decoder, error) {
@@ -302,7 +308,7 @@ func (c *compiler) compile(t reflect.Type, path string) (decoder, error) {
 		if err != nil {
 			return nil, err
 		}
-		return sliceDecoder(t, elem), nil
+		return sliceDecoder(t, elem, c.cell(t.Elem())), nil
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String {
 			return nil, fmt.Errorf("lax: %s: unsupported map key type %v (only string keys)", path, t.Key())
@@ -314,7 +320,7 @@ func (c *compiler) compile(t reflect.Type, path string) (decoder, error) {
 		if err != nil {
 			return nil, err
 		}
-		return mapDecoder(t, elem), nil
+		return mapDecoder(t, elem, c.cell(t.Elem())), nil
 	case reflect.Interface:
 		if t.NumMethod() != 0 {
 			return nil, fmt.Errorf("lax: %s: unsupported interface type %v (only any)", path, t)
@@ -452,6 +458,9 @@ type structPlan struct {
 	extraIndex  []int
 	extraViaPtr bool
 	bfields     []bdecoder // the fields' streaming decoders (stream.go)
+	// lazyB: the fields' streaming decoders to try on a lazy container,
+	// nil where not streamWorthy (lazystream.go).
+	lazyB []bdecoder
 }
 
 type fieldPlan struct {
@@ -549,7 +558,11 @@ func (sp *structPlan) decode(s *state, v *pyjson.Value, dst reflect.Value) {
 			continue
 		}
 		s.pushKey(f.name)
-		f.dec(s, &v.Members[mi].Value, fieldValue(dst, f.index, f.viaPtr))
+		if sp.lazyB != nil && sp.lazyB[fi] != nil {
+			s.decodeLazy(f.dec, sp.lazyB[fi], &v.Members[mi].Value, fieldValue(dst, f.index, f.viaPtr))
+		} else {
+			f.dec(s, &v.Members[mi].Value, fieldValue(dst, f.index, f.viaPtr))
+		}
 		s.pop()
 	}
 	switch sp.extra {
@@ -859,7 +872,9 @@ func pointerDecoder(elemType reflect.Type, elem decoder) decoder {
 	}
 }
 
-func sliceDecoder(t reflect.Type, elem decoder) decoder {
+// sliceDecoder decodes arrays into t with elem; elemB (nil: none) is the
+// streaming decoder to try on lazy items (lazystream.go).
+func sliceDecoder(t reflect.Type, elem decoder, elemB *bdecoder) decoder {
 	empty := reflect.MakeSlice(t, 0, 0) // shared: zero capacity, so never written through
 	return func(s *state, v *pyjson.Value, dst reflect.Value) {
 		if v.Kind != pyjson.Array {
@@ -882,7 +897,7 @@ func sliceDecoder(t reflect.Type, elem decoder) decoder {
 					return false
 				}
 				s.pushIdx(i)
-				elem(s, it, dst.Index(i))
+				s.decodeElem(elem, elemB, it, dst.Index(i))
 				s.pop()
 				return true
 			})
@@ -893,13 +908,15 @@ func sliceDecoder(t reflect.Type, elem decoder) decoder {
 				return // the decode failed; its report is full
 			}
 			s.pushIdx(i)
-			elem(s, &v.Items[i], dst.Index(i))
+			s.decodeElem(elem, elemB, &v.Items[i], dst.Index(i))
 			s.pop()
 		}
 	}
 }
 
-func mapDecoder(t reflect.Type, elem decoder) decoder {
+// mapDecoder decodes objects into t with elem; elemB (nil: none) is the
+// streaming decoder to try on lazy values (lazystream.go).
+func mapDecoder(t reflect.Type, elem decoder, elemB *bdecoder) decoder {
 	keyType, elemType := t.Key(), t.Elem()
 	plainKey := keyType == reflect.TypeFor[string]()
 	return func(s *state, v *pyjson.Value, dst reflect.Value) {
@@ -917,7 +934,7 @@ func mapDecoder(t reflect.Type, elem decoder) decoder {
 			mem := &v.Members[i]
 			ev.SetZero()
 			s.pushKey(mem.Key)
-			elem(s, &mem.Value, ev)
+			s.decodeElem(elem, elemB, &mem.Value, ev)
 			s.pop()
 			kv := reflect.ValueOf(mem.Key)
 			if !plainKey {

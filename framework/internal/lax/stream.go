@@ -22,6 +22,9 @@ type bdecoder func(b *bstate, dst reflect.Value) bool
 type bstate struct {
 	r  *pyjson.Reader
 	st state // scratch for the tree decoders of scalars and subtrees
+	// v holds the value handed to a tree decoder (which copies what it
+	// keeps): a local Value would escape, one allocation per scalar.
+	v pyjson.Value
 }
 
 // DecodeJSON decodes the JSON text data into dst, a zero settable value of
@@ -67,12 +70,12 @@ func (b *bstate) ok() bool {
 // always an error for a scalar type.
 func scalarB(dec decoder) bdecoder {
 	return func(b *bstate, dst reflect.Value) bool {
-		v, ok := b.r.Scalar()
-		if !ok {
+		var ok bool
+		if b.v, ok = b.r.Scalar(); !ok {
 			b.r.Fail()
 			return false
 		}
-		dec(&b.st, &v, dst)
+		dec(&b.st, &b.v, dst)
 		return b.ok()
 	}
 }
@@ -80,11 +83,11 @@ func scalarB(dec decoder) bdecoder {
 // valueB reads any value as a subtree and applies the tree decoder.
 func valueB(dec decoder) bdecoder {
 	return func(b *bstate, dst reflect.Value) bool {
-		v, ok := b.r.Value()
-		if !ok {
+		var ok bool
+		if b.v, ok = b.r.Value(); !ok {
 			return false
 		}
-		dec(&b.st, &v, dst)
+		dec(&b.st, &b.v, dst)
 		return b.ok()
 	}
 }
@@ -105,8 +108,8 @@ func intB(bits int, dec decoder) bdecoder {
 			dst.SetInt(n)
 			return true
 		}
-		v := pyjson.NumberValue(string(lit))
-		dec(&b.st, &v, dst)
+		b.v = pyjson.NumberValue(string(lit))
+		dec(&b.st, &b.v, dst)
 		return b.ok()
 	}
 }
@@ -371,12 +374,16 @@ func (c *compiler) bcompile(t reflect.Type) bdecoder {
 		sp := c.structs[t]
 		if sp.bfields == nil {
 			sp.bfields = make([]bdecoder, len(sp.fields))
+			sp.lazyB = make([]bdecoder, len(sp.fields))
 			for i := range sp.fields {
 				f := &sp.fields[i]
 				if f.enum {
 					sp.bfields[i] = valueB(f.dec)
 				} else {
 					sp.bfields[i] = c.bcompile(f.typ)
+					if streamWorthy(f.typ) {
+						sp.lazyB[i] = sp.bfields[i]
+					}
 				}
 			}
 		}

@@ -40,6 +40,7 @@ var streamTypes = []reflect.Type{
 	reflect.TypeFor[Defaults](),
 	reflect.TypeFor[Scalars](),
 	reflect.TypeFor[map[string][]int](),
+	reflect.TypeFor[Deep](),
 }
 
 // checkStream decodes body into a fresh typ both ways and fails if the
@@ -139,6 +140,7 @@ func FuzzDecodeJSON(f *testing.F) {
 		`{"a": [1, 2], "b": []}`,
 		`{"color": "red", "temp": {"c": 1}}`,
 		`{"a":1,"a":2}`, `{"x":[[[[]]]]}`, `nul`, `{"s":"\u00e9\n"}`,
+		`{"id": 1, "resp": {"out": [{"name": "a", "ids": [1, 2], "meta": [{}], "grid": [[3]]}], "ptrs": [null], "by_id": {"k": {}}, "open": {"a": 1, "b": [2]}, "val": {"c": 3}}}`,
 	} {
 		f.Add([]byte(s))
 	}

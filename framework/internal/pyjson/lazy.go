@@ -222,8 +222,12 @@ func (p *parser) items(f func(*Value) bool) {
 	if i < len(d) && d[i] == ']' {
 		return
 	}
+	// One Value for the walk: f's pointer makes it escape, and declared
+	// in the loop it would cost an allocation per item.
+	var v Value
 	for {
-		v, j := p.value(i)
+		var j int
+		v, j = p.value(i)
 		if j < 0 || !f(&v) {
 			return
 		}

@@ -24,12 +24,16 @@ package pyjson
 // Parse's exact error parses the document again with ParseLimited. When a
 // Reader ends without failure, ParseLimited accepts the same document.
 //
-// Values the Reader returns do not share memory with the input. A Reader
-// is not safe for concurrent use; Release returns it to a pool.
+// Values the Reader returns do not share memory with the input (but see
+// NewLazyReader). A Reader is not safe for concurrent use; Release returns
+// it to a pool.
 type Reader struct {
 	p      *parser
 	i      int
 	failed bool
+	// span: the Reader reads a lazy container's text (NewLazyReader), and
+	// its strings and subtrees are substrings of it.
+	span bool
 }
 
 // NewReader starts reading data within lim. The error is ParseLimited's for
@@ -46,6 +50,26 @@ func NewReader(data []byte, lim Limits) (*Reader, error) {
 	r := &Reader{p: p}
 	r.i = p.ws(0)
 	return r, nil
+}
+
+// NewLazyReader starts reading the lazy container v (see IsLazy) from its
+// text, which ParseLazy checked (syntax and Limits, counted over the whole
+// document) when it made v: the Reader applies no limit of its own (its
+// depth is counted from v, so Parse's MaxDepth cannot be reached either),
+// so nothing is counted twice. ok is false when v is not lazy. Unlike
+// NewReader's, the strings, literals and subtrees it returns are
+// substrings of v's text (sharing its memory, as Materialize's do). The
+// Reader still fails on text that does not parse, which only a hand-built
+// Value can hold.
+func NewLazyReader(v *Value) (r *Reader, ok bool) {
+	if !IsLazy(v) {
+		return nil, false
+	}
+	p := stringParser(v.Str, false)
+	p.only = true // the Reader validates; Scalar and Value build
+	r = &Reader{p: p, span: true}
+	r.i = p.ws(0)
+	return r, true
 }
 
 // Release returns the Reader's parser to the pool; the Reader must not be
@@ -256,7 +280,12 @@ func (r *Reader) Value() (Value, bool) {
 	for end > start && isWS(r.p.data[end-1]) {
 		end--
 	}
-	sub := getParser(r.p.data[start:end], r.p.sur, false)
+	var sub *parser
+	if r.span {
+		sub = stringParser(r.p.s[start:end], false)
+	} else {
+		sub = getParser(r.p.data[start:end], r.p.sur, false)
+	}
 	v, j := sub.value(0)
 	putParser(sub)
 	if j < 0 { // cannot happen: Skip accepted it

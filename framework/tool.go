@@ -114,7 +114,11 @@ func (t Tool) IsCatchAll() bool { return t.catchAll }
 // [Options.MaskInternalErrors]), and return its result, to be encoded by
 // the door.
 // args may be nil or empty for "no arguments" (the MCP door passes {} then).
-// Call is safe for concurrent use.
+// A [*ValidationError] Call returns for a typed request refers to args'
+// bytes (its items' inputs are views of the text, not copies, so that a 422
+// echoing a large input costs no second copy of it): args must not be
+// modified while that error is in use. Nothing else Call returns refers to
+// them. Call is safe for concurrent use.
 func (t Tool) Call(ctx context.Context, args json.RawMessage, d Door) (any, error) {
 	if t.invoke == nil {
 		return nil, fmt.Errorf("framework: tool %q was not built by the framework", t.Name)
@@ -377,11 +381,20 @@ func decoder[Req any](name string) (func(ctx context.Context, b *body, raw []byt
 			}
 			req = *new(Req)
 		}
-		// The lazy tree: the items' inputs are spans of the text, a
-		// large array is read item by item, and only what the request
-		// keeps as a Value is built in full.
-		v := b.lazy()
-		if items := plan.Decode(v, reflect.ValueOf(&req).Elem(), mode); len(items) > 0 {
+		// The lazy tree over the text itself (a view, no copy of it: a
+		// 422 echoing a large input then costs the body and the echo,
+		// issue 10's bound): the items' inputs are spans of the text, a
+		// large array is read item by item. Only the error keeps it.
+		if items := plan.Decode(b.view(), reflect.ValueOf(&req).Elem(), mode); len(items) > 0 {
+			return req, &ValidationError{items: items}
+		}
+		// The tree accepts what the streaming decode gave up on (rare):
+		// decode again from the lazy tree's own copy of the text, so
+		// that nothing the request keeps (a string, a Value) is a view
+		// of the body. Only what the request keeps as a Value is built
+		// in full.
+		req = *new(Req)
+		if items := plan.Decode(b.lazy(), reflect.ValueOf(&req).Elem(), mode); len(items) > 0 {
 			return req, &ValidationError{items: items}
 		}
 		return req, nil

@@ -110,7 +110,9 @@ func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
 type Status struct {
 	// Code is the HTTP status code.
 	Code int
-	// Body is the exact HTTP response body (application/json).
+	// Body is the exact HTTP response body (application/json). For a
+	// [*ValidationError] it is rendered once and shared by every Status of
+	// that error: treat it as read-only.
 	Body []byte
 	// Detail is the detail text that the MCP door puts after
 	// "HTTP <code> from POST /<tool>: ".

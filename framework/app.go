@@ -103,7 +103,7 @@ type Options struct {
 	// same rules for ordering among themselves, panics, timeouts and
 	// concurrency), but outside all of the environment's, so that they see
 	// every call the environment's interceptors refuse too, with the status
-	// its client is answered ([StatusOf], [Status.CodeFor]). Only gymkit's
+	// its client is answered ([StatusCode]). Only gymkit's
 	// per-call log line runs outside them. The first is outermost. A nil
 	// entry fails Build. Nil: none. The server package's metrics
 	// (gymkit_tool_calls_total and the others, docs/operations.md) are one.
@@ -630,7 +630,7 @@ func (a *App) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// covers the other routes and panics outside a tool.
 		err = maskError(r.Context(), a.log, err, "path", r.URL.Path)
 	}
-	st := StatusOf(err)
+	st := statusOf(err, false) // the MCP text of a 422 is not written here
 	if st.Code >= 500 {
 		// A 5xx the handler chose (Errorf) is an answer, not a fault: warn.
 		// Anything else (a plain error, a panic) is logged as an error.

@@ -9,14 +9,16 @@ import (
 // body is one call's arguments: their JSON text, already checked (syntax
 // and limits, pyjson.CheckKind), and the parsed trees, built only when a
 // reader needs them. A typed request decodes straight from the text
-// (lax.Plan.DecodeJSON) and never builds a tree. What the framework reads
-// itself (a typed request whose streaming decode gave up, for its 422
-// items, /verify, a dispatcher's or a json.RawMessage body's text) reads
-// the lazy tree (pyjson.ParseLazy: one level parsed, nested containers
-// kept as spans of the text), which costs a copy of the text whatever its
-// shape; what an environment sees as a Value (a Value or map body, a hook,
-// VerifyRequest.Raw) is the full tree. A nil *body is an absent body (JSON
-// null). Safe for concurrent use.
+// (lax.Plan.DecodeJSON) and never builds a tree, and so does a
+// map[string]any body (goMap). What the framework only writes out (a 422's
+// items, a json.RawMessage body's text) reads a lazy tree over the text
+// itself (view: no copy); what it reads and may hand on (/verify, a
+// dispatcher's text, the rare typed request the tree accepts after the
+// streaming decode gave up) reads the lazy tree (pyjson.ParseLazy: one
+// level parsed, nested containers kept as spans of the text), which costs
+// a copy of the text whatever its shape; what an environment sees as a
+// Value (a Value body, a hook, VerifyRequest.Raw) is the full tree. A nil
+// *body is an absent body (JSON null). Safe for concurrent use.
 type body struct {
 	mu     sync.Mutex
 	raw    []byte
@@ -64,9 +66,10 @@ func (b *body) value() pyjson.Value {
 }
 
 // view returns a lazy tree whose spans are views of the body's text (no
-// copy; pyjson.ParseLazyView), not kept: for what is written out while the
-// text is alive and unchanged (the request's own answer), never for what
-// an environment keeps. It is the full tree once that is built.
+// copy; pyjson.ParseLazyView), not cached: for what is written out while
+// the text is unchanged (the request's own answer, a *ValidationError's
+// items, which Tool.Call documents), never for what an environment keeps.
+// It is the full tree once that is built.
 func (b *body) view() pyjson.Value {
 	if b == nil {
 		return pyjson.Value{}
@@ -100,6 +103,23 @@ func (b *body) lazy() pyjson.Value {
 		b.lazied = true
 	}
 	return b.lz
+}
+
+// goMap returns the body, a JSON object, as Go values (toGo's): read from
+// the text (readGo: no Value tree) unless the tree is built already.
+func (b *body) goMap() map[string]any {
+	if raw, lim, ok := b.text(); ok {
+		if r, err := pyjson.NewReader(raw, lim); err == nil {
+			v, ok := readGo(r)
+			ok = ok && r.End() && !r.Failed()
+			r.Release()
+			if m, isMap := v.(map[string]any); ok && isMap {
+				return m
+			}
+		}
+	}
+	m, _ := toGo(b.value()).(map[string]any)
+	return m
 }
 
 // text returns the JSON text and its limits for a streaming decode; ok is

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/gymkit/gymkit/framework/internal/lax"
@@ -77,7 +78,21 @@ func (e *Error) detailText() string {
 // every typed route return it; handlers may return it too.
 type ValidationError struct {
 	items []lax.ErrorItem
-	// httpOnly marks errors that cannot come from the MCP door (json_invalid).
+
+	// The HTTP door's rendering (lax.RenderHTTPStrict), made once: the
+	// status of a 422 depends on it (a NaN input makes it a 500), and
+	// both a metrics interceptor ([StatusCode]) and the door's answer
+	// ask for it.
+	httpOnce sync.Once
+	httpBody []byte
+	httpErr  error
+}
+
+// renderHTTP returns the items' HTTP rendering (lax.RenderHTTPStrict),
+// rendered on the first call only.
+func (e *ValidationError) renderHTTP() ([]byte, error) {
+	e.httpOnce.Do(func() { e.httpBody, e.httpErr = lax.RenderHTTPStrict(e.items) })
+	return e.httpBody, e.httpErr
 }
 
 // Error returns the MCP rendering of the items (Python json.dumps of the list).
@@ -95,7 +110,9 @@ func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
 type Status struct {
 	// Code is the HTTP status code.
 	Code int
-	// Body is the exact HTTP response body (application/json).
+	// Body is the exact HTTP response body (application/json). For a
+	// [*ValidationError] it is rendered once and shared by every Status of
+	// that error: treat it as read-only.
 	Body []byte
 	// Detail is the detail text that the MCP door puts after
 	// "HTTP <code> from POST /<tool>: ".
@@ -113,8 +130,8 @@ type Status struct {
 // door; on the MCP door the code of the isError text ([Status.MCPText]),
 // which differs from Code only for a 422 whose items hold a NaN or an
 // infinite input (HTTP answers NeMo's 500 for it). An interceptor's
-// metrics read it as StatusOf(err).CodeFor(c.Door); for a nil error it is
-// 200.
+// metrics read it as [StatusCode](err, c.Door), which is the same code
+// without rendering a 422 twice; for a nil error it is 200.
 func (s Status) CodeFor(d Door) int {
 	if d == DoorMCP && s.mcpCode != 0 {
 		return s.mcpCode
@@ -174,23 +191,56 @@ func MCPErrorText(err error, tool string) string {
 // zero").
 //
 // A nil err gives Code 200 and a nil Body.
-func StatusOf(err error) Status {
+func StatusOf(err error) Status { return statusOf(err, true) }
+
+// StatusCode returns StatusOf(err).CodeFor(d), the status door d answers
+// for err (200 for a nil err), without rendering what the status does not
+// depend on: a [*ValidationError] is 422 on the MCP door whatever its
+// items (no rendering at all), and on the HTTP door its body is rendered
+// once and kept for the answer (a NaN or infinite input makes it a 500,
+// see StatusOf). A metrics or logging interceptor should read the status
+// so: StatusOf renders a 422 echoing a large input in both forms, each
+// about the size of that input (issue 10's per-request memory bound).
+func StatusCode(err error, d Door) int {
+	var ve *ValidationError
+	if err != nil && errors.As(err, &ve) {
+		if d == DoorMCP {
+			return 422
+		}
+		if _, err := ve.renderHTTP(); err != nil {
+			return 500
+		}
+		return 422
+	}
+	return StatusOf(err).CodeFor(d)
+}
+
+// statusOf is StatusOf; without detail, the Detail of a [*ValidationError]
+// (the MCP door's text, json.dumps of its items) is left empty, for the
+// HTTP door, which never writes it.
+func statusOf(err error, detail bool) Status {
 	if err == nil {
 		return Status{Code: 200}
 	}
 	var ve *ValidationError
 	if errors.As(err, &ve) {
-		body, err := lax.RenderHTTPStrict(ve.items)
+		mcpText := func() string {
+			if !detail {
+				return ""
+			}
+			return lax.RenderMCP(ve.items)
+		}
+		body, err := ve.renderHTTP()
 		if err != nil {
 			// NeMo's handler prints the errors, then Starlette's JSONResponse
 			// (allow_nan=False) raises on a NaN or infinite input: a 500
 			// (python-compat 4.1).
 			st := StatusOf(PythonError("ValueError", err.Error()))
 			// The MCP door never renders through JSONResponse: it keeps the 422.
-			st.mcpCode, st.Detail = 422, lax.RenderMCP(ve.items)
+			st.mcpCode, st.Detail = 422, mcpText()
 			return st
 		}
-		return Status{Code: 422, Body: body, Detail: lax.RenderMCP(ve.items)}
+		return Status{Code: 422, Body: body, Detail: mcpText()}
 	}
 	var fe *Error
 	if errors.As(err, &fe) && fe == nil {

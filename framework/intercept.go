@@ -188,8 +188,8 @@ func guard(log *slog.Logger, inv Invoker) Invoker {
 }
 
 // logCalls is gymkit's per-call log line: one record "tool call" per call,
-// with tool, door, session, status (the HTTP status the door answers, as
-// StatusOf renders the error; 200 for a result) and duration. It is Info on
+// with tool, door, session, status (the HTTP status the door answers,
+// [StatusCode]; 200 for a result) and duration. It is Info on
 // the MCP door, whose exchanges the host logs only as POST /mcp, and Debug
 // on the HTTP door, where the host's request line already records each call
 // (path, status, duration): one Info line per call on either door.
@@ -205,7 +205,7 @@ func logCalls(log *slog.Logger) Interceptor {
 			}
 			start := time.Now()
 			res, err := next(ctx, c)
-			code := StatusOf(err).CodeFor(c.Door)
+			code := StatusCode(err, c.Door)
 			log.LogAttrs(ctx, level, "tool call",
 				slog.String("tool", c.Tool),
 				slog.String("door", c.Door.String()),

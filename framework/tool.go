@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/gymkit/gymkit/framework/internal/lax"
 	"github.com/gymkit/gymkit/framework/internal/model"
@@ -114,7 +115,11 @@ func (t Tool) IsCatchAll() bool { return t.catchAll }
 // [Options.MaskInternalErrors]), and return its result, to be encoded by
 // the door.
 // args may be nil or empty for "no arguments" (the MCP door passes {} then).
-// Call is safe for concurrent use.
+// A [*ValidationError] Call returns for a request it refuses refers to
+// args' bytes (its items' inputs are views of the text, not copies, so that
+// a 422 echoing a large input costs no second copy of it): args must not be
+// modified while that error is in use. Nothing else Call returns refers to
+// them. Call is safe for concurrent use.
 func (t Tool) Call(ctx context.Context, args json.RawMessage, d Door) (any, error) {
 	if t.invoke == nil {
 		return nil, fmt.Errorf("framework: tool %q was not built by the framework", t.Name)
@@ -314,22 +319,19 @@ func decoder[Req any](name string) (func(ctx context.Context, b *body, raw []byt
 	case bodyDict:
 		return func(_ context.Context, b *body, _ []byte) (Req, error) {
 			var req Req
-			var v pyjson.Value
-			if _, text := any(&req).(*json.RawMessage); text {
-				v = b.lazy() // only written out: argsJSON reads the spans
-			} else {
-				v = b.value() // the environment's Value or map
-			}
-			if v.Kind != pyjson.Object {
-				return req, dictError(v)
+			if !b.isObject() {
+				// The error's input is a view of the text (see Tool.Call).
+				return req, dictError(b.view())
 			}
 			switch p := any(&req).(type) {
 			case *json.RawMessage:
-				*p = argsJSON(v)
+				// Written out from a view of the text: no copy of it, no
+				// tree (issue 10's bound: about 2x the body).
+				*p = argsJSON(b.view())
 			case *pyjson.Value:
-				*p = v
+				*p = b.value() // the environment's tree: 72 bytes per JSON value
 			case *map[string]any:
-				*p = toGo(v).(map[string]any)
+				*p = b.goMap() // straight from the text, no Value tree
 			}
 			return req, nil
 		}, permissive, bodyDict, nil
@@ -377,11 +379,20 @@ func decoder[Req any](name string) (func(ctx context.Context, b *body, raw []byt
 			}
 			req = *new(Req)
 		}
-		// The lazy tree: the items' inputs are spans of the text, a
-		// large array is read item by item, and only what the request
-		// keeps as a Value is built in full.
-		v := b.lazy()
-		if items := plan.Decode(v, reflect.ValueOf(&req).Elem(), mode); len(items) > 0 {
+		// The lazy tree over the text itself (a view, no copy of it: a
+		// 422 echoing a large input then costs the body and the echo,
+		// issue 10's bound): the items' inputs are spans of the text, a
+		// large array is read item by item. Only the error keeps it.
+		if items := plan.Decode(b.view(), reflect.ValueOf(&req).Elem(), mode); len(items) > 0 {
+			return req, &ValidationError{items: items}
+		}
+		// The tree accepts what the streaming decode gave up on (rare):
+		// decode again from the lazy tree's own copy of the text, so
+		// that nothing the request keeps (a string, a Value) is a view
+		// of the body. Only what the request keeps as a Value is built
+		// in full.
+		req = *new(Req)
+		if items := plan.Decode(b.lazy(), reflect.ValueOf(&req).Elem(), mode); len(items) > 0 {
 			return req, &ValidationError{items: items}
 		}
 		return req, nil
@@ -459,6 +470,51 @@ func argsJSON(v pyjson.Value) json.RawMessage {
 }
 
 var argsOptions = pyjson.Options{Floats: pyjson.PythonFloats, NaN: pyjson.NaNLiteral}
+
+// readGo reads the next value of r as toGo converts its tree, without the
+// tree: a map[string]any body costs its Go values (about 24 bytes per JSON
+// value for an array of ints), not 72 bytes more per value for a Value
+// first. Duplicate keys: the last value wins, as in the tree. ok is false
+// when r fails (the caller converts the tree then).
+func readGo(r *pyjson.Reader) (v any, ok bool) {
+	switch {
+	case r.BeginObject():
+		m := make(map[string]any)
+		for first := true; ; first = false {
+			key, done := r.NextKey(first)
+			if done || r.Failed() {
+				break
+			}
+			k := string(key)
+			if m[k], ok = readGo(r); !ok {
+				return nil, false
+			}
+		}
+		return m, !r.Failed()
+	case r.BeginArray():
+		out := make([]any, 0, r.CountItems())
+		for first := true; r.NextItem(first); first = false {
+			it, ok := readGo(r)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, it)
+		}
+		return out, !r.Failed()
+	}
+	if lit, ok := r.Number(); ok {
+		// The literal is valid until the next call, and toGo keeps
+		// nothing of it (an int64, a float64 or a new *big.Int).
+		return toGo(pyjson.NumberValue(unsafe.String(unsafe.SliceData(lit), len(lit)))), true
+	} else if r.Failed() {
+		return nil, false
+	}
+	s, ok := r.Scalar() // strings, literals, NaN and the infinities
+	if !ok {
+		return nil, false
+	}
+	return toGo(s), true
+}
 
 // toGo converts a Value to the Go values Python's json.loads would give:
 // map[string]any, []any, string, bool, nil, int64 for ints that fit (a

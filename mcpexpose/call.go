@@ -409,13 +409,36 @@ func describeJSON(b []byte) string {
 // that "isError": false is written on success (the SDK's CallToolResult
 // omits it) and the payload is not marshalled twice. The embedded
 // CallToolResult holds the same content for readers inside the SDK.
+//
+// An isError result (errorResult) is not pre-rendered: its text may echo a
+// large input (a 422), and the lean path writes it escaped in pieces
+// (writeLeanCall) rather than holding a second, escaped copy of it;
+// MarshalJSON renders it for the SDK path.
 type callResult struct {
 	*mcp.CallToolResult
-	raw []byte
+	raw     []byte
+	errText string // an isError result's text; raw is nil then
 }
 
-// MarshalJSON returns the pre-rendered result.
-func (r *callResult) MarshalJSON() ([]byte, error) { return r.raw, nil }
+// MarshalJSON returns the pre-rendered result, or renders an isError
+// result: {"content":[{"type":"text","text":<text>}],"isError":true}.
+func (r *callResult) MarshalJSON() ([]byte, error) {
+	if r.raw != nil {
+		return r.raw, nil
+	}
+	// Room for the escapes too (quotes, <, >, &), so that the text of a
+	// 422 echoing a large input is not copied once more by a regrow.
+	b := make([]byte, 0, len(r.errText)+len(r.errText)/4+len(errorHead)+len(errorTail)+2)
+	b = append(b, errorHead...)
+	b = appendString(b, r.errText)
+	return append(b, errorTail...), nil
+}
+
+// The wire form of an isError result around its JSON-string text.
+const (
+	errorHead = `{"content":[{"type":"text","text":`
+	errorTail = `}],"isError":true}`
+)
 
 // listResult is a tools/list result with its wire form pre-rendered:
 // {"tools":[...]}, nothing else (no pagination, no cache hints).
@@ -444,17 +467,12 @@ func textResult(text string, structured json.RawMessage) *callResult {
 	return &callResult{CallToolResult: res, raw: b}
 }
 
-// errorResult is an isError result with one text content.
+// errorResult is an isError result with one text content (rendered on
+// demand, see callResult).
 func errorResult(text string) *callResult {
-	// Room for the escapes too (quotes, <, >, &), so that the text of a 422
-	// echoing a large input is not copied once more by a regrow.
-	b := make([]byte, 0, len(text)+len(text)/4+64)
-	b = append(b, `{"content":[{"type":"text","text":`...)
-	b = appendString(b, text)
-	b = append(b, `}],"isError":true}`...)
 	return &callResult{
 		CallToolResult: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true},
-		raw:            b,
+		errText:        text,
 	}
 }
 

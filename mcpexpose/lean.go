@@ -139,7 +139,7 @@ func (d *Door) leanCall(w http.ResponseWriter, r *http.Request, m leanMsg, strea
 		return true
 	}
 	tool := string(name)
-	writeLeanResult(w, m.id, d.leanRun(r, tool, args, streamOK).raw)
+	writeLeanCall(w, m.id, d.leanRun(r, tool, args, streamOK))
 	return true
 }
 
@@ -288,6 +288,45 @@ func writeLeanResult(w http.ResponseWriter, id, result []byte) {
 // result without copying it: far above net/http's 2048-byte buffer before
 // chunking, so that either way the answer goes chunked.
 const leanCopyMax = 64 << 10
+
+// writeLeanCall writes the answer to a call as writeLeanResult does. An
+// isError text of leanCopyMax bytes or more (a 422 echoing a large input)
+// is written in pieces of leanChunk bytes, each escaped as appendString
+// escapes the whole text (escapes are per rune and pieces end before a
+// rune's first byte, so the bytes are the same), instead of being rendered
+// into one more buffer of its size (issue 10's per-request memory).
+func writeLeanCall(w http.ResponseWriter, id []byte, res *callResult) {
+	text := res.errText
+	if res.raw != nil || len(text) < leanCopyMax {
+		raw, _ := res.MarshalJSON() // pre-rendered, or a small isError text
+		writeLeanResult(w, id, raw)
+		return
+	}
+	head := make([]byte, 0, len(id)+64)
+	head = append(head, `{"jsonrpc":"2.0","id":`...)
+	head = append(head, id...)
+	head = append(head, `,"result":`...)
+	head = append(head, errorHead...)
+	writeLeanBody(w, append(head, '"'))
+	buf := make([]byte, 0, leanChunk+leanChunk/4+8)
+	for len(text) > 0 {
+		n := min(len(text), leanChunk)
+		for n < len(text) && n > 0 && !utf8.RuneStart(text[n]) {
+			n-- // end the piece before a rune's first byte
+		}
+		if n == 0 {
+			n = min(len(text), leanChunk) // no rune start within the piece (invalid UTF-8): any cut is one
+		}
+		q := appendString(buf[:0], text[:n])
+		_, _ = w.Write(q[1 : len(q)-1]) // without the quotes
+		text = text[n:]
+	}
+	_, _ = w.Write([]byte(`"` + errorTail + `}`))
+}
+
+// leanChunk is the size of the pieces writeLeanCall escapes a large
+// isError text in.
+const leanChunk = 32 << 10
 
 // writeLeanInvalidParams writes the SDK's answer to a call that failed with
 // errInvalidParams (200, as for protocols before 2026-07-28).

@@ -50,6 +50,15 @@ func parityRoutes(r *framework.Router) {
 		runtime.Goexit()
 		return struct{}{}, nil
 	})
+	framework.Post(r, "/big_error", func(_ context.Context, req BigError) (struct{}, error) {
+		text := strings.Repeat(req.Text, req.N)
+		if req.Invalid {
+			// Invalid UTF-8 across the lean path's 32 KiB pieces: cut
+			// sequences, and a lead byte before 40000 continuation bytes.
+			text = strings.Repeat("ab\xe2\x82", 20000) + "\xf0" + strings.Repeat("\x80", 40000) + "\xf0\x9f\x98\x80z"
+		}
+		return struct{}{}, framework.Errorf(400, "%s", text)
+	})
 	framework.Post(r, "/plain", func(context.Context, framework.NoBody) (string, error) { return "plain hello", nil })
 	framework.Post(r, "/numbers", func(context.Context, framework.NoBody) ([]int, error) { return []int{1, 2}, nil })
 	framework.Post(r, "/nan", func(context.Context, framework.NoBody) (Measure, error) { return Measure{X: math.NaN()}, nil })
@@ -69,6 +78,14 @@ func parityRoutes(r *framework.Router) {
 		out["elicit"] = fmt.Sprint(err)
 		return out, nil
 	})
+}
+
+// BigError asks /big_error for an error whose text is Text repeated N
+// times, or (Invalid) a text of invalid UTF-8.
+type BigError struct {
+	Text    string `json:"text"`
+	N       int    `json:"n"`
+	Invalid bool   `json:"invalid"`
 }
 
 // parityPair is one server behind two doors: lean (the default) and sdk
@@ -342,6 +359,17 @@ func parityRows() []parityRow {
 		callRow("arguments escaped surrogates", "3", `{"name":"append","arguments":{"value":"\ud83d\ude00"}}`, false),
 		callRow("arguments escapes", "3", `{"name":"append","arguments":{"value":"a\"b\\c\/d\n\u00e9"}}`, true),
 		callRow("arguments deep", "3", `{"name":"raw_step","arguments":{"a":`+strings.Repeat("[", 100)+strings.Repeat("]", 100)+`}}`, true),
+		// isError texts over 64 KiB, which the lean path writes escaped in
+		// 32 KiB pieces: runes of 2, 3 and 4 bytes across the cuts (the
+		// text starts with the 32-byte "HTTP 400 from POST /big_error: "),
+		// JSON and HTML escapes, U+2028, invalid UTF-8; and a 422 echoing
+		// a large non-ASCII input (json.dumps' \u escapes, escaped again).
+		callRow("big isError 2-byte runes", "3", `{"name":"big_error","arguments":{"text":"é","n":40000}}`, true),
+		callRow("big isError 3-byte runes", "3", `{"name":"big_error","arguments":{"text":"€","n":30000}}`, true),
+		callRow("big isError 4-byte runes", "3", `{"name":"big_error","arguments":{"text":"😀","n":20000}}`, true),
+		callRow("big isError escapes", "3", `{"name":"big_error","arguments":{"text":"<a href=\"x\">&amp;</a>\\\n\t\u0001\u007f\u2028é€😀","n":3000}}`, true),
+		callRow("big isError invalid UTF-8", "3", `{"name":"big_error","arguments":{"invalid":true}}`, true),
+		callRow("big 422 non-ASCII input", "3", `{"name":"append","arguments":{"value":["`+strings.Repeat(`é€😀\"<`, 20000)+`"]}}`, true),
 		callRow("arguments big number", "3", `{"name":"raw_step","arguments":{"a":1e400,"b":123456789012345678901234567890}}`, true),
 		callRow("Last-Event-ID", "3", `{"name":"append","arguments":{"value":"l"}}`, false, "Last-Event-ID", "1"),
 		callRow("Accept JSON only", "3", `{"name":"append","arguments":{"value":"a"}}`, true, "Accept", jsonCT),

@@ -248,7 +248,7 @@ func errorClass(status int) string {
 // that feeds every tool call into the metrics: it runs outside the
 // environment's interceptors on both doors, so their refusals count, and
 // records the tool's name as the call carries it, the door, the status the
-// door answers (framework.Status.CodeFor) and the duration through the
+// door answers (framework.StatusCode) and the duration through the
 // environment's interceptors and the tool.
 func (m *instanceMetrics) interceptor() framework.Interceptor {
 	return func(next framework.Invoker) framework.Invoker {
@@ -257,7 +257,7 @@ func (m *instanceMetrics) interceptor() framework.Interceptor {
 			res, err := next(ctx, c)
 			status := http.StatusOK
 			if err != nil {
-				status = framework.StatusOf(err).CodeFor(c.Door)
+				status = framework.StatusCode(err, c.Door)
 			}
 			m.observeCall(c.Tool, c.Door, status, time.Since(start))
 			return res, err

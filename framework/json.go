@@ -99,7 +99,10 @@ const (
 // embedded in a response struct, its members are written after the struct's
 // own fields (keys the struct wrote are skipped). A verify request and
 // response that both embed it echo the unknown keys (NeMo's extra="allow"
-// verify models; see [VerifyResponse]). The zero Extra has no members.
+// verify models; see [VerifyResponse]): a response whose Extra the handler
+// left as the zero Extra ("unset") receives the echo; one it set (with
+// ExtraOf, Set, Delete, Clear, or by assigning the request's Extra) is
+// written as it is, so a cleared Extra answers no extra keys.
 //
 // An extra key's value is kept as the JSON text it arrived as and parsed
 // only when it is read, so a large key the environment does not read costs
@@ -121,10 +124,15 @@ const (
 //	func (e Extra) All() iter.Seq2[string, Value]
 //	func (e Extra) Members() []Member
 //	// Set sets key's value (at its position, or appended last); Delete
-//	// removes key and reports whether it was there. Both copy the members
-//	// (O(Len)): a copy of the Extra made before is not changed.
+//	// removes key and reports whether it was there; Clear removes every
+//	// key. Set and Delete copy the members (O(Len)): a copy of the Extra
+//	// made before is not changed. All three leave e set.
 //	func (e *Extra) Set(key string, v Value)
 //	func (e *Extra) Delete(key string) bool
+//	func (e *Extra) Clear()
+//	// IsSet reports whether e was made by ExtraOf, Set, Delete, Clear or
+//	// a decoder (or copied from one that was): not the zero Extra.
+//	func (e Extra) IsSet() bool
 //
 // Embedded, these methods are promoted to the enclosing struct (req.Get("k")
 // is req.Extra.Get("k")) unless the struct declares the name itself. Reads

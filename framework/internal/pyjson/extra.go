@@ -16,10 +16,15 @@ import "iter"
 // Extra that was not changed is written from that text, so a large extra
 // key that nothing reads costs about its size, not a tree (issue 10).
 //
-// Reads are safe for concurrent use; Set and Delete are not (guard them as
-// any write to a struct field).
+// The zero Extra has no members and is "unset": a verify response whose
+// Extra is unset receives the request's echo. An Extra made by ExtraOf, Set,
+// Delete, Clear or a decoder is set, even with no members (IsSet).
+//
+// Reads are safe for concurrent use; Set, Delete and Clear are not (guard
+// them as any write to a struct field).
 type Extra struct {
 	members []Member // in order, keys unique; container values may be lazy
+	set     bool     // made by ExtraOf, Set, Delete, Clear or a decoder: not the zero Extra
 }
 
 // ExtraOf returns an Extra holding the members in order; a key given twice
@@ -27,7 +32,7 @@ type Extra struct {
 // The Values are used as given (they are not copied).
 func ExtraOf(members ...Member) Extra {
 	if len(members) == 0 {
-		return Extra{}
+		return Extra{set: true}
 	}
 	ms := make([]Member, 0, len(members))
 	at := make(map[string]int, len(members))
@@ -39,8 +44,12 @@ func ExtraOf(members ...Member) Extra {
 		at[m.Key] = len(ms)
 		ms = append(ms, m)
 	}
-	return Extra{members: ms}
+	return Extra{members: ms, set: true}
 }
+
+// IsSet reports whether e was made by ExtraOf, Set, Delete, Clear or a
+// decoder (or copied from one that was), as opposed to the zero Extra.
+func (e Extra) IsSet() bool { return e.set }
 
 // Len returns the number of members.
 func (e Extra) Len() int { return len(e.members) }
@@ -103,14 +112,16 @@ func (e Extra) Members() []Member {
 func (e *Extra) Set(key string, v Value) {
 	if i := e.index(key); i >= 0 {
 		e.members = append(e.members[:i:i], append([]Member{{Key: key, Value: v}}, e.members[i+1:]...)...)
-		return
+	} else {
+		e.members = append(e.members[:len(e.members):len(e.members)], Member{Key: key, Value: v})
 	}
-	e.members = append(e.members[:len(e.members):len(e.members)], Member{Key: key, Value: v})
+	e.set = true
 }
 
 // Delete removes key and reports whether it was a member; the others keep
 // their order.
 func (e *Extra) Delete(key string) bool {
+	e.set = true
 	i := e.index(key)
 	if i < 0 {
 		return false
@@ -119,6 +130,10 @@ func (e *Extra) Delete(key string) bool {
 	e.members = append(append(ms, e.members[:i]...), e.members[i+1:]...)
 	return true
 }
+
+// Clear removes every member and leaves e set: a verify response with a
+// cleared Extra answers no extra keys at all.
+func (e *Extra) Clear() { e.members, e.set = nil, true }
 
 func (e Extra) index(key string) int {
 	for i := range e.members {
@@ -132,7 +147,7 @@ func (e Extra) index(key string) int {
 // SetExtraMembers makes ms, keys unique and in order, e's members, as a
 // decoder does: ms's container values may be lazy Values over text no one
 // changes (a decoder's private copy). The slice is kept, not copied.
-func SetExtraMembers(e *Extra, ms []Member) { e.members = ms }
+func SetExtraMembers(e *Extra, ms []Member) { e.members, e.set = ms, true }
 
 // ExtraMembers returns e's members as kept (lazy values included, the
 // Extra's own slice): for gymkit's encoders and the verify echo, never for

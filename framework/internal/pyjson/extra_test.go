@@ -81,8 +81,20 @@ func TestExtraMethods(t *testing.T) {
 		t.Errorf("ExtraOf with a repeated key: %s", b)
 	}
 	var zero Extra
-	if zero.Len() != 0 || zero.Keys() != nil || zero.Members() != nil || zero.Delete("a") {
+	if zero.IsSet() || zero.Len() != 0 || zero.Keys() != nil || zero.Members() != nil {
 		t.Error("zero Extra")
+	}
+	if !e.IsSet() || !before.IsSet() || !ExtraOf().IsSet() {
+		t.Error("a decoded Extra, a copy of it and ExtraOf() are set")
+	}
+	cleared := e
+	cleared.Clear()
+	if !cleared.IsSet() || cleared.Len() != 0 || e.Len() != 4 {
+		t.Errorf("Clear: set %v, %d members; the copy before has %d", cleared.IsSet(), cleared.Len(), e.Len())
+	}
+	var d Extra
+	if d.Delete("a") || !d.IsSet() {
+		t.Error("Delete on the zero Extra: reports false and sets it")
 	}
 	if b, _ := Marshal(zero, Pydantic); string(b) != `{}` {
 		t.Errorf("zero Extra: %s", b)

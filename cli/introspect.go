@@ -466,6 +466,11 @@ func printTools(stdout, stderr io.Writer, inst *server.Instance, result json.Raw
 			}
 			params = append(params, param)
 		}
+		if ap, ok := schema.Get("additionalProperties"); len(params) == 0 && ok && ap.Kind == framework.KindBool && ap.Bool {
+			params = append(params, "{...}") // a dict body: any JSON object
+		} else if ok && ap.Kind == framework.KindBool && ap.Bool {
+			params = append(params, "...") // and any other key (extra="allow")
+		}
 		fmt.Fprintf(stdout, "\n%s(%s)\n", name.Str, strings.Join(params, ", "))
 		if d := strings.TrimSpace(desc.Str); d != "" {
 			fmt.Fprintf(stdout, "    %s\n", strings.ReplaceAll(d, "\n", "\n    "))

@@ -17,7 +17,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
 
-// toolsServerType is a test-only server type with three tools and a session
+// toolsServerType is a test-only server type with five tools (one of them a
+// dict body, one keeping extra keys) and a session
 // hook that narrows MCP to the seed body's "allowed" list.
 const toolsServerType = "gymkit_test_tools"
 
@@ -31,6 +32,11 @@ type alphaRequest struct {
 	Tags  []string `json:"tags"`
 }
 
+type openRequest struct {
+	Name string `json:"name" required:"true"`
+	framework.Extra
+}
+
 type okResponse struct {
 	OK bool `json:"ok"`
 }
@@ -40,6 +46,10 @@ func (s *toolsServer) Routes(r *framework.Router) {
 	framework.Post(r, "/alpha", h, framework.Description("Greet someone.\nTwice if asked."))
 	framework.Post(r, "/beta", h, framework.Description("Beta."))
 	framework.Post(r, "/gamma", h)
+	framework.Post(r, "/delta", func(context.Context, framework.Object) (okResponse, error) { return okResponse{true}, nil },
+		framework.Description("Takes any JSON object."))
+	framework.Post(r, "/epsilon", func(context.Context, openRequest) (okResponse, error) { return okResponse{true}, nil },
+		framework.Description("A name and any other keys."))
 	framework.Verify(r, func(context.Context, framework.VerifyRequest) (framework.VerifyResponse, error) {
 		return framework.VerifyResponse{}, nil
 	})

@@ -202,7 +202,7 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 			d.GymkitVersion = "v0.0.0-00010101000000-000000000000" // a development build: the replace (or go get) chooses
 		}
 		if replace != "" {
-			d.Replace = abs(replace)
+			d.Replace = replacePath(replace, root)
 		}
 	}
 	dirOf := filepath.Join("servers", name)
@@ -349,6 +349,26 @@ func camel(name string) string {
 		b.WriteString(strings.ToUpper(p[:1]) + p[1:])
 	}
 	return b.String()
+}
+
+// replacePath is the go.mod form of --replace DIR for a module written in
+// root: DIR is resolved from the current folder, as any path argument; an
+// absolute DIR is written as given, a relative one relative to root
+// ("../gymkit", "./gymkit"), so the module and the checkout can move
+// together.
+func replacePath(dir, root string) string {
+	if filepath.IsAbs(dir) {
+		return filepath.Clean(dir)
+	}
+	rel, err := filepath.Rel(abs(root), abs(dir))
+	if err != nil {
+		return abs(dir)
+	}
+	rel = filepath.ToSlash(rel)
+	if !strings.HasPrefix(rel, "../") && rel != ".." {
+		rel = "./" + rel
+	}
+	return rel
 }
 
 func abs(p string) string {

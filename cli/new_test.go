@@ -298,6 +298,15 @@ func TestNewReplace(t *testing.T) {
 	if code != 0 || stderr != "" || !strings.Contains(string(gomod), "replace github.com/gymkit/gymkit => "+checkout+"\n") {
 		t.Errorf("--replace %s: exit %d, %q\n%s", checkout, code, stderr, gomod)
 	}
+	// A relative DIR is resolved from the current folder and written
+	// relative to the new module (the two can move together).
+	relRoot := filepath.Join(t.TempDir(), "rel", "myenvs")
+	code, _, stderr = gymkitRun(t, "new", "my_env", "--module", "example.com/myenvs", "--dir", relRoot, "--replace", "..")
+	relGomod, _ := os.ReadFile(filepath.Join(relRoot, "go.mod"))
+	wantRel, _ := filepath.Rel(relRoot, checkout)
+	if code != 0 || stderr != "" || !strings.Contains(string(relGomod), "replace github.com/gymkit/gymkit => "+filepath.ToSlash(wantRel)+"\n") {
+		t.Errorf("--replace ..: exit %d, %q; want => %s in\n%s", code, stderr, wantRel, relGomod)
+	}
 	// The generated README and config run the binary as the next-step hint does.
 	serve := "./myenvs serve --config servers/my_env/configs/my_env.yaml\n"
 	readme, _ := os.ReadFile(filepath.Join(root, "servers", "my_env", "README.md"))

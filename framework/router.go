@@ -108,8 +108,14 @@ var reservedHint = map[string]string{
 //   - types with their own UnmarshalJSON (time.Time), []byte and maps with
 //     non-string keys are refused at Build.
 //
-// A Req of json.RawMessage, map[string]any or [Value] is a dict body (any
-// JSON object, no validation); [NoBody] never reads the body. The tool's input
+// A Req of json.RawMessage, map[string]any, [Value] or [Object] is a dict
+// body (a Python `body: dict`): any JSON object, its keys not validated. Over
+// HTTP a body that is not an object is a 422 "dict_type" item (Input should
+// be a valid dictionary) and an absent or null body a 422 "missing"; over
+// MCP the arguments are an object by the protocol (the go-sdk answers
+// others with JSON-RPC -32602, and absent or null arguments are {}). For a
+// typed request that also keeps unknown keys, embed [Extra]. [NoBody] never
+// reads the body. The tool's input
 // schema comes from Req, its output schema from Resp when Resp is a JSON
 // object type. A body is read only with a JSON Content-Type
 // (application/json or */*+json), as FastAPI does.

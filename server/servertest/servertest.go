@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -54,6 +55,12 @@ type Options struct {
 	// the config package, exactly as gymkit serve does; a problem fails the
 	// test. Empty: the server value is used as given.
 	Config string
+	// Logger receives the instance's logs (each tool call's INFO line,
+	// request errors, recovered panics), as server.InstanceOptions.Logger.
+	// Nil: slog's default logger (stderr). Quiet a test with
+	// slog.New(slog.DiscardHandler), or keep the lines with the test's
+	// output through a handler writing to t.Output().
+	Logger *slog.Logger
 }
 
 // Server is a started instance.
@@ -77,7 +84,7 @@ func New(t testing.TB, srv framework.Server, opts Options) *Server {
 		decodeConfig(t, srv, opts)
 	}
 	inst, err := server.NewInstance(context.Background(), srv, server.InstanceOptions{
-		Name: opts.Name, ServerType: opts.ServerType, MaxBodyBytes: opts.MaxBodyBytes,
+		Name: opts.Name, ServerType: opts.ServerType, MaxBodyBytes: opts.MaxBodyBytes, Logger: opts.Logger,
 		Config: config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: opts.MCP,
 			// A fixed secret: tests need no per-process secret warning.
 			SessionSecrets: config.Secrets{"servertest-secret-0123456789abcdef0123"}},

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"unsafe"
 
 	"github.com/gymkit/gymkit/framework/internal/lax"
+	"github.com/gymkit/gymkit/framework/internal/model"
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
 	"github.com/gymkit/gymkit/framework/internal/schema"
 )
@@ -157,9 +159,11 @@ func Verify[Req any, Resp any, PReq interface {
 				return nil, &ValidationError{items: items}
 			}
 		}
-		var extra *pyjson.Extra // Req's, when the answer may echo it
+		var extra []pyjson.Member // Req's extra members as decoded, when the answer may echo them
 		if extraIdx != nil && reqExtraIdx != nil {
-			extra = reflect.ValueOf(&req).Elem().FieldByIndex(reqExtraIdx).Addr().Interface().(*pyjson.Extra)
+			if ex := extraAt(reflect.ValueOf(&req).Elem(), reqExtraIdx); ex != nil {
+				extra = pyjson.ExtraMembers(ex)
+			}
 		}
 		base := PReq(&req).mustEmbedVerifyRequest()
 		base.raw = b
@@ -174,9 +178,9 @@ func Verify[Req any, Resp any, PReq interface {
 		vr := PResp(&resp).mustEmbedVerifyResponse()
 		vr.ResponsesCreateParams, vr.Response = echoParams, echoResp
 		if extraIdx != nil {
-			ex := reflect.ValueOf(&resp).Elem().FieldByIndex(extraIdx).Addr().Interface().(*pyjson.Extra)
-			if ex.Len() == 0 {
-				dump, err := requestDump(&req, extra)
+			rv := reflect.ValueOf(&resp).Elem()
+			if ex := extraAt(rv, extraIdx); ex == nil || ex.Len() == 0 {
+				dump, err := requestDump(&req, reqExtraIdx, extra)
 				if err != nil {
 					return nil, err
 				}
@@ -186,23 +190,73 @@ func Verify[Req any, Resp any, PReq interface {
 						ms = append(ms, m)
 					}
 				}
-				pyjson.SetExtraMembers(ex, ms)
+				if len(ms) > 0 {
+					pyjson.SetExtraMembers(ownExtra(rv, extraIdx), ms)
+				}
 			}
 		}
 		return resp, nil
 	}}
 }
 
-// extraField returns the index of an embedded Extra in struct t, or nil.
+// extraField returns the index path of the Extra embedded in struct t, as
+// the decoder and the encoder find it (model.Of: the shallowest, embedded
+// directly, as *Extra, or in an embedded struct or pointer to one), or nil.
 func extraField(t reflect.Type) []int {
 	if t.Kind() != reflect.Struct {
 		return nil
 	}
-	f, ok := t.FieldByName("Extra")
-	if !ok || !f.Anonymous || f.Type != reflect.TypeFor[pyjson.Extra]() {
-		return nil
+	if s := model.Of(t); s.Extra == model.ExtraAllow {
+		return s.ExtraIndex
 	}
-	return f.Index
+	return nil
+}
+
+// extraAt returns the Extra at index path idx in the struct v, or nil when
+// a nil embedded pointer is on the way to it (no extra members). It only
+// reads.
+func extraAt(v reflect.Value, idx []int) *pyjson.Extra {
+	for _, i := range idx {
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return nil
+			}
+			v = v.Elem()
+		}
+		v = v.Field(i)
+	}
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	return (*pyjson.Extra)(unsafe.Pointer(v.UnsafeAddr()))
+}
+
+// ownExtra returns the Extra at index path idx in the addressable struct v
+// after making the path to it v's own: every pointer on it is replaced by a
+// pointer to a shallow copy of what it pointed to (a new zero value when it
+// was nil). Setting the Extra then changes nothing that a handler shares
+// with v or keeps (a struct it returned through an embedded pointer, or a
+// request it still reads). It goes through unexported embedded fields.
+func ownExtra(v reflect.Value, idx []int) *pyjson.Extra {
+	own := func(f reflect.Value) reflect.Value {
+		if f.Kind() != reflect.Pointer {
+			return f
+		}
+		f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem() // settable
+		n := reflect.New(f.Type().Elem())
+		if !f.IsNil() {
+			n.Elem().Set(f.Elem())
+		}
+		f.Set(n)
+		return n.Elem()
+	}
+	for _, i := range idx {
+		v = own(v).Field(i)
+	}
+	return (*pyjson.Extra)(unsafe.Pointer(own(v).UnsafeAddr()))
 }
 
 // normalizeCalls maps the names of the function_call items of out by f, in
@@ -221,17 +275,18 @@ func normalizeCalls(out []OutputItem, f func(string) string) {
 // when it embeds Extra; responses_create_params and response as their
 // model dumps (their MarshalJSON). The members' values are lazy
 // (pyjson.ParseLazy: spans of the written dump, never a tree), for the
-// answer's encoder only. extra is req's embedded Extra (nil when it has
-// none): its members are appended as they are kept (a decoded container is
-// still the body's text, written as its tree would be), not written out
-// and read again; a key the request's fields wrote already is skipped, as
-// the encoder does.
-func requestDump(req any, extra *pyjson.Extra) (pyjson.Value, error) {
-	var tail []pyjson.Member
-	if extra != nil && extra.Len() > 0 {
-		tail = pyjson.ExtraMembers(extra)
-		pyjson.SetExtraMembers(extra, nil)
-		defer pyjson.SetExtraMembers(extra, tail)
+// answer's encoder only. tail is the extra members of req's Extra (at
+// index path idx; none when nil): they are appended as they are kept (a
+// decoded container is still the body's text, written as its tree would
+// be), not written out and read again; a key the request's fields wrote
+// already is skipped, as the encoder does. req's Extra is emptied for the
+// dump through ownExtra, so nothing the handler kept changes (its copy of
+// req may share the Extra through an embedded pointer).
+func requestDump[Req any](req *Req, idx []int, tail []pyjson.Member) (pyjson.Value, error) {
+	if len(tail) > 0 {
+		pyjson.SetExtraMembers(ownExtra(reflect.ValueOf(req).Elem(), idx), nil)
+	} else {
+		tail = nil
 	}
 	b, err := pyjson.Marshal(req, pyjson.Pydantic)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -679,6 +680,218 @@ func TestExtraDuplicateKeyAmongMany(t *testing.T) {
 			}
 			if strings.Count(string(res.Body), fmt.Sprintf(`"k%d":`, dup)) != 1 {
 				t.Errorf("%d keys, k%d twice: the key is written more than once: %s", n, dup, trunc(res.Body))
+			}
+		}
+	}
+}
+
+// ebNested keeps the unknown keys of a nested object.
+type ebNested struct {
+	B int `json:"b"`
+	framework.Extra
+}
+
+type ebNestReq struct {
+	In  ebNested   `json:"in"`
+	P   *ebNested  `json:"p"`
+	L   []ebNested `json:"l"`
+	Opt int        `json:"opt"`
+}
+
+type ebNestResp struct {
+	Got  []framework.Value `json:"got"`
+	Lazy int               `json:"lazy"`
+	Echo ebNestReq         `json:"echo"`
+}
+
+// ebOut is a tool answer with an Extra the handler sets.
+type ebOut struct {
+	Score float64 `json:"score"`
+	Note  string  `json:"note,omitempty"`
+	framework.Extra
+}
+
+type ebMiscEnv struct{ framework.Base }
+
+func (s *ebMiscEnv) Routes(r *framework.Router) {
+	framework.Post(r, "/nest", func(_ context.Context, req ebNestReq) (ebNestResp, error) {
+		out := ebNestResp{Got: []framework.Value{}, Echo: req}
+		all := append([]ebNested{req.In}, req.L...)
+		if req.P != nil {
+			all = append(all, *req.P)
+		}
+		for _, n := range all {
+			for _, m := range n.Members() {
+				if lazyIn(m.Value) {
+					out.Lazy++
+				}
+				out.Got = append(out.Got, m.Value)
+			}
+		}
+		return out, nil
+	})
+	framework.Post(r, "/out", func(_ context.Context, req ebReq) (ebOut, error) {
+		o := ebOut{Score: 0.5}
+		switch req.A {
+		case 1: // a key given twice: its first position, its last value
+			o.Extra = framework.ExtraOf(framework.Member{Key: "k", Value: framework.NumberValue("1")},
+				framework.Member{Key: "j", Value: framework.NumberValue("2")},
+				framework.Member{Key: "k", Value: framework.NumberValue("3")})
+		case 2: // a key the struct declares and writes: written once, the field's
+			o.Set("score", framework.StringValue("extra"))
+			o.Set("z", framework.BoolValue(true))
+		case 3: // a declared key the struct leaves out (omitempty): written once, from the Extra
+			o.Set("note", framework.StringValue("from extra"))
+		case 4: // the request's Extra (kept as text), changed
+			o.Extra = req.Extra
+			o.Set("x", framework.StringValue("replaced"))
+			o.Delete("gone")
+			o.Set("new", framework.ArrayValue())
+		}
+		return o, nil
+	})
+	framework.Post(r, "/conc", func(_ context.Context, req ebReq) (ebCount, error) {
+		want, _ := req.Get("x")
+		wb, _ := framework.MarshalJSON(want, framework.JSONPydantic)
+		var bad atomic.Int64
+		var wg sync.WaitGroup
+		for range 32 {
+			wg.Go(func() {
+				for range 20 {
+					v, ok := req.Get("x")
+					b, _ := framework.MarshalJSON(v, framework.JSONPydantic)
+					if !ok || string(b) != string(wb) || lazyIn(v) {
+						bad.Add(1)
+					}
+					for _, v := range req.All() {
+						if lazyIn(v) {
+							bad.Add(1)
+						}
+					}
+					if len(req.Members()) != req.Len() || !req.Has("x") {
+						bad.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return ebCount{int(bad.Load())}, nil
+	})
+	framework.Verify(r, func(_ context.Context, req XReq) (XResp, error) {
+		resp := XResp{VerifyResponse: framework.VerifyResponse{Reward: 1}, Score: 0.5}
+		if req.Count == 7 { // the handler's own Extra: no echo; a key given twice once
+			resp.Extra = framework.ExtraOf(framework.Member{Key: "mine", Value: framework.NumberValue("1")},
+				framework.Member{Key: "mine", Value: framework.NumberValue("2")},
+				framework.Member{Key: "reward", Value: framework.NumberValue("5")})
+		}
+		return resp, nil
+	})
+}
+
+// TestExtraNestedAndResponse: Extra in nested models (a field, a pointer,
+// list items) is read whole and written back as received, on both paths;
+// a response Extra the handler builds is written once per key (ExtraOf's
+// duplicates collapsed, a key the struct writes itself skipped), over
+// HTTP and both MCP paths alike.
+func TestExtraNestedAndResponse(t *testing.T) {
+	t.Parallel()
+	ts := servertest.New(t, &ebMiscEnv{}, servertest.Options{MCP: true})
+	tok := seedToken(t, ts)
+	nest := `{"in":{"b":1,"x":[1e5,{"y":"\u00e9"}],"e":{}},"p":{"q":[ ]},"l":[{"b":2,"z":{"k":1,"k":2}},{"w":[[1.50]]}],"opt":1}`
+	wantNest := `{"got":[[100000.0,{"y":"é"}],{},{"k":2},[[1.5]],[]],"lazy":0,"echo":{"in":{"b":1,"x":[100000.0,{"y":"é"}],"e":{}},"p":{"b":0,"q":[]},"l":[{"b":2,"z":{"k":2}},{"b":0,"w":[[1.5]]}],"opt":1}}`
+	for _, c := range []struct{ path, body, want string }{
+		{"/nest", nest, wantNest},
+		{"/nest", strings.Replace(nest, `"opt":1`, `"opt":0,"opt":1`, 1), wantNest}, // tree path
+		{"/out", `{"a":1}`, `{"score":0.5,"k":3,"j":2}`},
+		{"/out", `{"a":2}`, `{"score":0.5,"z":true}`},
+		{"/out", `{"a":3}`, `{"score":0.5,"note":"from extra"}`},
+		{"/out", `{"a":4,"x":[1],"gone":{"g":1},"y":{ "a" : [ 1E5 ] }}`, `{"score":0.5,"x":"replaced","y":{"a":[100000.0]},"new":[]}`},
+		{"/out", `{"a":0,"a":4,"x":[1],"gone":{"g":1},"y":{ "a" : [ 1E5 ] }}`, `{"score":0.5,"x":"replaced","y":{"a":[100000.0]},"new":[]}`},
+	} {
+		res := ts.Rollout().Post(c.path, c.body)
+		if res.Status != 200 || string(res.Body) != c.want {
+			t.Errorf("HTTP %s %s:\n got %d %s\nwant %s", c.path, c.body, res.Status, res.Body, c.want)
+		}
+		wv, _ := framework.ParseJSON([]byte(c.want))
+		want, _ := framework.MarshalJSON(wv, framework.JSONPython)
+		for _, sdk := range []bool{false, true} {
+			isErr, text, raw := mcpCall(t, ts, tok, strings.TrimPrefix(c.path, "/"), c.body, sdk)
+			if isErr || text != string(want) {
+				t.Errorf("MCP (sdk %v) %s %s:\n got %s\nwant %s", sdk, c.path, c.body, trunc(raw), want)
+			}
+		}
+	}
+	res := ts.Rollout().Post("/verify", verifyBody(`"count":7,"zz":1`))
+	if want := `"reward":1.0,"score":0.5,"mine":2}`; res.Status != 200 || !strings.HasSuffix(string(res.Body), want) {
+		t.Errorf("verify with the handler's Extra: %d %s, want ...%s", res.Status, tail(res.Body, 120), want)
+	}
+}
+
+// TestExtraConcurrentReads: 32 goroutines reading one request's Extra at
+// once (Get, All, Members, Has) all see the whole value, on both paths.
+// Run with -race.
+func TestExtraConcurrentReads(t *testing.T) {
+	t.Parallel()
+	ts := servertest.New(t, &ebMiscEnv{}, servertest.Options{})
+	x := `{"k":[1,2,{"d":[1e5,"\u00e9"]}],"k2":{"a":1,"a":2}}`
+	for _, body := range []string{`{"a":1,"x":` + x + `,"y":[[]]}`, `{"a":0,"x":` + x + `,"y":[[]],"a":1}`} {
+		res := ts.Rollout().Post("/conc", body)
+		if res.Status != 200 || string(res.Body) != `{"n":0}` {
+			t.Errorf("%s: %d %s, want no bad read", body, res.Status, res.Body)
+		}
+	}
+}
+
+// TestExtraEncodedBodies: a body sent with a UTF-8 BOM or as UTF-16 (with
+// and without a BOM, as json.detect_encoding reads it), whose extra keys
+// and values hold escapes and lone surrogates (escaped, or as a raw UTF-16
+// code unit, which Python decodes with surrogatepass to the same str), is
+// answered as its plain UTF-8 form is, on both paths.
+func TestExtraEncodedBodies(t *testing.T) {
+	t.Parallel()
+	ts := servertest.New(t, &ebEnv{}, servertest.Options{})
+	// utf16 encodes s as UTF-16LE, each "\x00SUR" marker as the lone code
+	// unit 0xD800.
+	utf16 := func(s string, bom bool) []byte {
+		var b []byte
+		if bom {
+			b = append(b, 0xFF, 0xFE)
+		}
+		for _, part := range strings.SplitAfter(s, "\x00SUR") {
+			lone := strings.HasSuffix(part, "\x00SUR")
+			for _, r := range strings.TrimSuffix(part, "\x00SUR") {
+				if r > 0xFFFF {
+					r -= 0x10000
+					hi, lo := 0xD800+(r>>10), 0xDC00+(r&0x3FF)
+					b = append(b, byte(hi), byte(hi>>8), byte(lo), byte(lo>>8))
+					continue
+				}
+				b = append(b, byte(r), byte(r>>8))
+			}
+			if lone {
+				b = append(b, 0x00, 0xD8)
+			}
+		}
+		return b
+	}
+	for _, c := range []struct{ plain, raw string }{
+		{`{"a":1,"x":{"\ud800":["\ud800",1e5]},"\ud800":[{}],"é😀":{"k":[1,2]}}`,
+			"{\"a\":1,\"x\":{\"\x00SUR\":[\"\x00SUR\",1e5]},\"\x00SUR\":[{}],\"é😀\":{\"k\":[1,2]}}"},
+		{`{"a":0,"x":[ "\u00e9" , { } ],"a":1,"y":{"k":1,"k":[2]}}`, `{"a":0,"x":[ "é" , { } ],"a":1,"y":{"k":1,"k":[2]}}`},
+	} {
+		base := ts.Rollout().Post("/ex", c.plain)
+		if base.Status != 200 {
+			t.Fatalf("%s: %d %s", c.plain, base.Status, base.Body)
+		}
+		for name, body := range map[string][]byte{
+			"utf-8 BOM":      append([]byte("\xef\xbb\xbf"), strings.ReplaceAll(c.raw, "\x00SUR", `\ud800`)...),
+			"utf-16 BOM":     utf16(c.raw, true),
+			"utf-16 no BOM":  utf16(c.raw, false),
+			"utf-16 escaped": utf16(c.plain, false),
+		} {
+			res := ts.Rollout().Do("POST", "/ex", jsonCT, body)
+			if res.Status != base.Status || string(res.Body) != string(base.Body) {
+				t.Errorf("%s of %s:\n got %d %s\nwant %d %s", name, c.plain, res.Status, res.Body, base.Status, base.Body)
 			}
 		}
 	}

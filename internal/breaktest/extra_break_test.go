@@ -896,3 +896,93 @@ func TestExtraEncodedBodies(t *testing.T) {
 		}
 	}
 }
+
+// ebStoreEnv keeps every request it gets (their Extras unread) for the
+// test to read after the answers.
+type ebStoreEnv struct {
+	framework.Base
+	mu   sync.Mutex
+	kept []ebReq
+	vr   []XReq
+}
+
+func (s *ebStoreEnv) Routes(r *framework.Router) {
+	framework.Post(r, "/store", func(_ context.Context, req ebReq) (ebCount, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.kept = append(s.kept, req)
+		return ebCount{len(s.kept)}, nil
+	})
+	framework.Verify(r, func(_ context.Context, req XReq) (XResp, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.vr = append(s.vr, req)
+		return XResp{VerifyResponse: framework.VerifyResponse{Reward: 1}}, nil
+	})
+}
+
+// TestExtraKeptRequestsReadLater: requests a handler keeps and reads only
+// after many other requests were served (over HTTP, and over MCP, whose
+// lean path reads the arguments inside the message's body) still hold
+// their own extra keys: nothing they keep is a buffer the server reuses.
+func TestExtraKeptRequestsReadLater(t *testing.T) {
+	t.Parallel()
+	env := &ebStoreEnv{}
+	ts := servertest.New(t, env, servertest.Options{MCP: true})
+	tok := seedToken(t, ts)
+	var want []string
+	for i := range 60 {
+		x := fmt.Sprintf(`{"i":%d,"s":"%s","l":[%d,{"d":"\u00e9%d"}]}`, i, strings.Repeat(string(rune('a'+i%26)), 100+i), i, i)
+		args := fmt.Sprintf(`{"a":%d,"x":%s,"y%d":[%d]}`, i, x, i, i)
+		if i%3 == 1 {
+			args = fmt.Sprintf(`{"a":0,"x":%s,"y%d":[%d],"a":%d}`, x, i, i, i) // tree path
+		}
+		switch i % 2 {
+		case 0:
+			if res := ts.Rollout().Post("/store", args); res.Status != 200 {
+				t.Fatalf("%d: %d %s", i, res.Status, res.Body)
+			}
+		case 1:
+			if isErr, text, raw := mcpCall(t, ts, tok, "store", args, i%4 == 3); isErr {
+				t.Fatalf("%d: %s %s", i, text, raw)
+			}
+		}
+		v, _ := framework.ParseJSON([]byte(x))
+		b, _ := framework.MarshalJSON(v, framework.JSONPydantic)
+		want = append(want, string(b))
+		vb := verifyBody(`"count":` + fmt.Sprint(i) + `,"x":` + x)
+		if i%3 == 1 {
+			vb = treeVerify(vb)
+		}
+		if res := ts.Rollout().Post("/verify", vb); res.Status != 200 {
+			t.Fatalf("verify %d: %d %s", i, res.Status, trunc(res.Body))
+		}
+	}
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	for _, req := range env.kept {
+		x, _ := req.Get("x")
+		b, _ := framework.MarshalJSON(x, framework.JSONPydantic)
+		if string(b) != want[req.A] {
+			t.Errorf("kept request %d: x = %s, want %s", req.A, b, want[req.A])
+		}
+		if y := fmt.Sprintf("y%d", req.A); !req.Has(y) || req.Len() != 2 {
+			t.Errorf("kept request %d: keys %v", req.A, req.Keys())
+		}
+	}
+	for _, req := range env.vr {
+		x, _ := req.Get("x")
+		b, _ := framework.MarshalJSON(x, framework.JSONPydantic)
+		if string(b) != want[req.Count] {
+			t.Errorf("kept verify request %d: x = %s, want %s", req.Count, b, want[req.Count])
+		}
+		raw := req.Raw()
+		rx, _ := raw.Get("x")
+		if b, _ := framework.MarshalJSON(rx, framework.JSONPydantic); string(b) != want[req.Count] {
+			t.Errorf("kept verify request %d: Raw().x = %s, want %s", req.Count, b, want[req.Count])
+		}
+	}
+	if len(env.kept) != 60 || len(env.vr) != 60 {
+		t.Errorf("kept %d tool and %d verify requests, want 60 each", len(env.kept), len(env.vr))
+	}
+}

@@ -89,6 +89,14 @@ type verifyRoute struct {
 // dumps as [VerifyResponse] describes. Every server must register Verify;
 // Build refuses one that does not.
 //
+// Req's and Resp's [Extra] may be embedded directly, as *Extra, or in an
+// embedded struct or pointer to one (the shallowest counts, as for the
+// decoder and the encoder). The echo is written into the answer only: a
+// struct that Resp reaches through a pointer, or that the handler's copy
+// of req shares, is copied before the framework changes it, so a handler
+// may keep its request or answer with a struct it shares across requests
+// (internal/breaktest TestVerifyEchoDoesNotWriteHandlerMemory).
+//
 // With MCP exposure on, function_call names of the form
 // mcp__<instance>__<tool> are seen by h as <tool> (OutputItem.Name of
 // Response.Output and FunctionCalls) and echoed as emitted (the dumps keep

@@ -592,6 +592,8 @@ func smallKeys(n int) string {
 // shapes of the break-it pass. Measured (peak, allocated; 2e1ebde -> now):
 //
 //	verify, one 14 MiB extra           3.1-3.7x, 5.5x
+//	verify, the same, tree path        3.1x, 5.5x
+//	tool, 14 MiB extra kept, tree path 2.6x, 3.1x
 //	verify, two 7 MiB extras           3.5-3.7x, 6.0x
 //	verify, 500,000 small extras       30.8x -> 22.9x, 138.8x -> 33.6x
 //	tool, 500,000 small extras kept    21.3x -> 17.7x, 52.8x -> 20.4x
@@ -618,6 +620,8 @@ func TestExtraMemory(t *testing.T) {
 		peak, alloc      float64 // bounds, x the body
 	}{
 		{"verify one 14 MiB extra", "/verify", verifyBody(`"pad":` + intArray(14<<20)), []byte(`1234567,1234567]}`), 4, 8},
+		{"verify one 14 MiB extra, tree path", "/verify", treeVerify(verifyBody(`"pad":` + intArray(14<<20))), []byte(`1234567,1234567]}`), 4, 8},
+		{"tool 14 MiB extra kept, tree path", "/keep", `{"a":0,"a":1,"pad":` + intArray(14<<20) + `}`, []byte(`{"n":1}`), 4, 8},
 		{"verify two 7 MiB extras", "/verify", verifyBody(`"p1":` + half + `,"p2":` + half), []byte(`1234567,1234567]}`), 4, 8},
 		{"verify 500k small extras", "/verify", verifyBody(smallKeys(500_000)), []byte(`"k0499999":1}`), 27, 45},
 		{"tool 500k small extras kept", "/keep", `{"a":1,` + smallKeys(500_000) + `}`, []byte(`{"n":500000}`), 22, 28},

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"unsafe"
 
 	"github.com/gymkit/gymkit/framework/internal/lax"
+	"github.com/gymkit/gymkit/framework/internal/model"
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
 	"github.com/gymkit/gymkit/framework/internal/schema"
 )
@@ -87,6 +89,14 @@ type verifyRoute struct {
 // dumps as [VerifyResponse] describes. Every server must register Verify;
 // Build refuses one that does not.
 //
+// Req's and Resp's [Extra] may be embedded directly, as *Extra, or in an
+// embedded struct or pointer to one (the shallowest counts, as for the
+// decoder and the encoder). The echo is written into the answer only: a
+// struct that Resp reaches through a pointer, or that the handler's copy
+// of req shares, is copied before the framework changes it, so a handler
+// may keep its request or answer with a struct it shares across requests
+// (internal/breaktest TestVerifyEchoDoesNotWriteHandlerMemory).
+//
 // With MCP exposure on, function_call names of the form
 // mcp__<instance>__<tool> are seen by h as <tool> (OutputItem.Name of
 // Response.Output and FunctionCalls) and echoed as emitted (the dumps keep
@@ -157,9 +167,11 @@ func Verify[Req any, Resp any, PReq interface {
 				return nil, &ValidationError{items: items}
 			}
 		}
-		var extra *pyjson.Extra // Req's, when the answer may echo it
+		var extra []pyjson.Member // Req's extra members as decoded, when the answer may echo them
 		if extraIdx != nil && reqExtraIdx != nil {
-			extra = reflect.ValueOf(&req).Elem().FieldByIndex(reqExtraIdx).Addr().Interface().(*pyjson.Extra)
+			if ex := extraAt(reflect.ValueOf(&req).Elem(), reqExtraIdx); ex != nil {
+				extra = pyjson.ExtraMembers(ex)
+			}
 		}
 		base := PReq(&req).mustEmbedVerifyRequest()
 		base.raw = b
@@ -174,35 +186,79 @@ func Verify[Req any, Resp any, PReq interface {
 		vr := PResp(&resp).mustEmbedVerifyResponse()
 		vr.ResponsesCreateParams, vr.Response = echoParams, echoResp
 		if extraIdx != nil {
-			ex := reflect.ValueOf(&resp).Elem().FieldByIndex(extraIdx).Addr().Interface().(*pyjson.Extra)
-			if ex.Len() == 0 {
-				dump, err := requestDump(&req, extra)
+			rv := reflect.ValueOf(&resp).Elem()
+			if ex := extraAt(rv, extraIdx); ex == nil || ex.Len() == 0 {
+				ms, err := requestDump(&req, reqExtraIdx, extra, declared)
 				if err != nil {
 					return nil, err
 				}
-				var ms []pyjson.Member
-				for _, m := range dump.Members {
-					if !declared[m.Key] {
-						ms = append(ms, m)
-					}
+				if len(ms) > 0 {
+					pyjson.SetExtraMembers(ownExtra(rv, extraIdx), ms)
 				}
-				pyjson.SetExtraMembers(ex, ms)
 			}
 		}
 		return resp, nil
 	}}
 }
 
-// extraField returns the index of an embedded Extra in struct t, or nil.
+// extraField returns the index path of the Extra embedded in struct t, as
+// the decoder and the encoder find it (model.Of: the shallowest, embedded
+// directly, as *Extra, or in an embedded struct or pointer to one), or nil.
 func extraField(t reflect.Type) []int {
 	if t.Kind() != reflect.Struct {
 		return nil
 	}
-	f, ok := t.FieldByName("Extra")
-	if !ok || !f.Anonymous || f.Type != reflect.TypeFor[pyjson.Extra]() {
-		return nil
+	if s := model.Of(t); s.Extra == model.ExtraAllow {
+		return s.ExtraIndex
 	}
-	return f.Index
+	return nil
+}
+
+// extraAt returns the Extra at index path idx in the struct v, or nil when
+// a nil embedded pointer is on the way to it (no extra members). It only
+// reads.
+func extraAt(v reflect.Value, idx []int) *pyjson.Extra {
+	for _, i := range idx {
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return nil
+			}
+			v = v.Elem()
+		}
+		v = v.Field(i)
+	}
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	return (*pyjson.Extra)(unsafe.Pointer(v.UnsafeAddr()))
+}
+
+// ownExtra returns the Extra at index path idx in the addressable struct v
+// after making the path to it v's own: every pointer on it is replaced by a
+// pointer to a shallow copy of what it pointed to (a new zero value when it
+// was nil). Setting the Extra then changes nothing that a handler shares
+// with v or keeps (a struct it returned through an embedded pointer, or a
+// request it still reads). It goes through unexported embedded fields.
+func ownExtra(v reflect.Value, idx []int) *pyjson.Extra {
+	own := func(f reflect.Value) reflect.Value {
+		if f.Kind() != reflect.Pointer {
+			return f
+		}
+		f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem() // settable
+		n := reflect.New(f.Type().Elem())
+		if !f.IsNil() {
+			n.Elem().Set(f.Elem())
+		}
+		f.Set(n)
+		return n.Elem()
+	}
+	for _, i := range idx {
+		v = own(v).Field(i)
+	}
+	return (*pyjson.Extra)(unsafe.Pointer(own(v).UnsafeAddr()))
 }
 
 // normalizeCalls maps the names of the function_call items of out by f, in
@@ -215,40 +271,55 @@ func normalizeCalls(out []OutputItem, f func(string) string) {
 	}
 }
 
-// requestDump is pydantic's body.model_dump() of a typed verify request
-// (req points to it): its declared fields in declaration order with their
+// requestDump returns the members of pydantic's body.model_dump() of a
+// typed verify request (req points to it) that the response does not
+// declare (declared): its declared fields in declaration order with their
 // decoded values (absent optional fields included), then its extra keys
 // when it embeds Extra; responses_create_params and response as their
-// model dumps (their MarshalJSON). The members' values are lazy
+// model dumps (their MarshalJSON). The fields' values are lazy
 // (pyjson.ParseLazy: spans of the written dump, never a tree), for the
-// answer's encoder only. extra is req's embedded Extra (nil when it has
-// none): its members are appended as they are kept (a decoded container is
-// still the body's text, written as its tree would be), not written out
-// and read again; a key the request's fields wrote already is skipped, as
-// the encoder does.
-func requestDump(req any, extra *pyjson.Extra) (pyjson.Value, error) {
-	var tail []pyjson.Member
-	if extra != nil && extra.Len() > 0 {
-		tail = pyjson.ExtraMembers(extra)
-		pyjson.SetExtraMembers(extra, nil)
-		defer pyjson.SetExtraMembers(extra, tail)
+// answer's encoder only. tail is the extra members of req's Extra (at
+// index path idx; none when nil): they are appended as they are kept (a
+// decoded container is still the body's text, written as its tree would
+// be), not written out and read again; a key the request's fields wrote
+// already is skipped, as the encoder does. req's Extra is emptied for the
+// dump through ownExtra, so nothing the handler kept changes (its copy of
+// req may share the Extra through an embedded pointer). The result is one
+// allocation however many extra keys there are (500,000 small keys are
+// 500,000 Members).
+func requestDump[Req any](req *Req, idx []int, tail []pyjson.Member, declared map[string]bool) ([]pyjson.Member, error) {
+	if len(tail) > 0 {
+		pyjson.SetExtraMembers(ownExtra(reflect.ValueOf(req).Elem(), idx), nil)
 	}
 	b, err := pyjson.Marshal(req, pyjson.Pydantic)
 	if err != nil {
-		return pyjson.Value{}, err
+		return nil, err
 	}
 	dump, err := pyjson.ParseLazy(b, pyjson.Limits{})
-	if err != nil || tail == nil {
-		return dump, err
+	if err != nil {
+		return nil, err
 	}
-	ms := dump.Members[:len(dump.Members):len(dump.Members)]
-	for _, m := range tail {
-		if _, dup := dump.Get(m.Key); !dup {
+	n := len(tail)
+	for _, m := range dump.Members {
+		if !declared[m.Key] {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	ms := make([]pyjson.Member, 0, n)
+	for _, m := range dump.Members {
+		if !declared[m.Key] {
 			ms = append(ms, m)
 		}
 	}
-	dump.Members = ms
-	return dump, nil
+	for _, m := range tail {
+		if _, dup := dump.Get(m.Key); !dup && !declared[m.Key] {
+			ms = append(ms, m)
+		}
+	}
+	return ms, nil
 }
 
 // SeedSessionSchema returns the JSON Schema of the environment's

@@ -187,7 +187,8 @@ func Verify[Req any, Resp any, PReq interface {
 		vr.ResponsesCreateParams, vr.Response = echoParams, echoResp
 		if extraIdx != nil {
 			rv := reflect.ValueOf(&resp).Elem()
-			if ex := extraAt(rv, extraIdx); ex == nil || ex.Len() == 0 {
+			// An Extra the handler set (even empty: Clear) is its answer.
+			if ex := extraAt(rv, extraIdx); ex == nil || !ex.IsSet() {
 				ms, err := requestDump(&req, reqExtraIdx, extra, declared)
 				if err != nil {
 					return nil, err

@@ -26,7 +26,8 @@ type echoResp struct {
 // first changes its copy of the request's extras, which the echo does not
 // show (the echo is the request as decoded, as for every other field); with
 // "response", it answers extras of its own: the request's, one changed,
-// one removed and one added.
+// one removed and one added; with "none" (Clear) or "copy-empty" (the
+// request's, every key deleted) it answers no extra keys at all.
 type echoServer struct{ framework.Base }
 
 func (s *echoServer) Routes(r *framework.Router) {
@@ -41,6 +42,13 @@ func (s *echoServer) Routes(r *framework.Router) {
 			resp.Extra.Set("pad", framework.StringValue("changed"))
 			resp.Extra.Delete("n")
 			resp.Extra.Set("added", framework.NumberValue("1.50"))
+		case "none":
+			resp.Extra.Clear()
+		case "copy-empty":
+			resp.Extra = req.Extra
+			for _, k := range req.Keys() {
+				resp.Extra.Delete(k)
+			}
 		}
 		return resp, nil
 	})
@@ -61,6 +69,8 @@ func TestVerifyEchoesExtraKeys(t *testing.T) {
 		{"", `"mutate":"",` + echoed},
 		{"request", `"mutate":"request",` + echoed},
 		{"response", `"mutate":"response","pad":"changed","s":"x","added":1.5}`},
+		{"none", `"mutate":"none"}`},
+		{"copy-empty", `"mutate":"copy-empty"}`},
 	} {
 		body := `{"responses_create_params":{"input":"hi"},"response":` + resp + `,"mutate":"` + c.mutate + `",` + extras + `}`
 		r := ts.Rollout().Post("/verify", body)

@@ -134,6 +134,12 @@ const (
 //	// a decoder (or copied from one that was): not the zero Extra.
 //	func (e Extra) IsSet() bool
 //
+// Its one field, Kept, is there for encoding/json: a struct embedding
+// Extra round-trips through encoding/json (session state), the members
+// written as the key "extra" (an object, omitted for the zero Extra);
+// gymkit's own encoders write the members in the enclosing object and
+// never that key. Use the methods, not Kept.
+//
 // Embedded, these methods are promoted to the enclosing struct (req.Get("k")
 // is req.Extra.Get("k")) unless the struct declares the name itself. Reads
 // are safe for concurrent use; Set and Delete are writes to the struct.

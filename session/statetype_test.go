@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/session"
 )
 
@@ -59,5 +60,54 @@ func TestStateTypeUnexportedRefused(t *testing.T) {
 	}
 	if c, ok, err := session.Get[cartOK](ctx, "cart"); err != nil || !ok || c.Note != "n" || len(c.Items) != 1 {
 		t.Errorf("Get: %+v %v %v", c, ok, err)
+	}
+}
+
+type seedRow struct {
+	Question string `json:"question"`
+	framework.Extra
+}
+
+// A struct embedding framework.Extra (a seed row keeping its unknown keys)
+// is session state: its extra keys, decoded from a body (kept as text) or
+// set by the handler, come back in order with their values, and an Extra
+// set empty stays set.
+func TestStateTypeWithExtra(t *testing.T) {
+	t.Parallel()
+	m := session.NewManager(session.Options{CookieName: "c"})
+	ctx := session.WithID(context.Background(), m, session.NewID())
+	row, err := framework.Decode[seedRow]([]byte(`{"question":"q","options":[1, 2.50, {"k": "a", "k": "b"}],"meta":{"n":null}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row.Set("added", framework.StringValue("x"))
+	if err := session.Update(ctx, "row", func(r *seedRow) error { *r = row; return nil }); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	got, ok, err := session.Get[seedRow](ctx, "row")
+	if err != nil || !ok {
+		t.Fatalf("Get: %v %v", ok, err)
+	}
+	if got.Question != "q" || strings.Join(got.Keys(), ",") != "options,meta,added" {
+		t.Fatalf("got %q %v", got.Question, got.Keys())
+	}
+	opts, _ := got.Get("options")
+	if len(opts.Items) != 3 || opts.Items[1].Str != "2.5" {
+		t.Errorf("options came back as %#v", opts)
+	}
+	if k, _ := opts.Items[2].Get("k"); k.Str != "b" {
+		t.Errorf("options[2].k = %#v", k)
+	}
+	b, err := framework.MarshalJSON(got, framework.JSONPydantic)
+	if err != nil || string(b) != `{"question":"q","options":[1,2.5,{"k":"b"}],"meta":{"n":null},"added":"x"}` {
+		t.Errorf("written back: %s %v", b, err)
+	}
+	var none seedRow
+	none.Clear()
+	if err := session.Update(ctx, "none", func(r *seedRow) error { *r = none; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := session.Get[seedRow](ctx, "none"); err != nil || !got.IsSet() || got.Len() != 0 {
+		t.Errorf("a cleared Extra: set %v, %d keys, %v", got.IsSet(), got.Len(), err)
 	}
 }

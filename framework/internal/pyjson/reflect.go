@@ -278,18 +278,26 @@ func valueEncoder(e *encodeState, v reflect.Value) error {
 	}
 }
 
-// membersEncoder writes an Extra or a Dict (both are a struct of one
-// []Member field) as an object of its members.
+// membersEncoder writes an Extra or a Dict as an object of its members.
 func membersEncoder(e *encodeState, v reflect.Value) error {
 	if err := e.open('{'); err != nil {
 		return err
 	}
-	first, err := e.members(v.Field(0), true, nil)
+	first, err := e.members(memberSlice(v), true, nil)
 	if err != nil {
 		return err
 	}
 	e.close('}', first)
 	return nil
+}
+
+// memberSlice returns the []Member of v, a Dict (its Members) or an Extra
+// (its Kept.members, read-only to reflect).
+func memberSlice(v reflect.Value) reflect.Value {
+	if v.Type() == extraType {
+		return v.Field(0).Field(0)
+	}
+	return v.Field(0)
 }
 
 // members writes the elements of ms, a reflect.Value of a []Member, as
@@ -654,7 +662,7 @@ func (se *structEncoder) encode(e *encodeState, v reflect.Value) error {
 				return smallWritten&(1<<uint(i)) != 0
 			}
 			var err error
-			if first, err = e.members(ev.Field(0), first, skip); err != nil {
+			if first, err = e.members(memberSlice(ev), first, skip); err != nil {
 				return err
 			}
 		}
@@ -682,7 +690,7 @@ func isEmptyValue(v reflect.Value) bool {
 		case valueType:
 			return Kind(v.Field(0).Uint()) == Null
 		case dictType, extraType:
-			return v.Field(0).Len() == 0
+			return memberSlice(v).Len() == 0
 		}
 	}
 	return false

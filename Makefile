@@ -15,12 +15,12 @@ fmt:
 vet:
 	$(GO) vet ./...
 
-# The memory bounds of issue 10 (internal/breaktest TestBodyMemoryBounded) are
+# The memory bounds of issue 10 (internal/breaktest TestBodyMemoryBounded, TestExtraMemory) are
 # measured without -race (its runtime's figures are not the server's), so they
 # run a second time alone.
 unit:
 	$(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -run '^TestBodyMemoryBounded$$' ./internal/breaktest
+	$(GO) test -count=1 -run '^(TestBodyMemoryBounded|TestExtraMemory)$$' ./internal/breaktest
 
 # Replays NeMo Gym's recorded Python answers (../shared/data/nemo-gym-peer) against
 # gymkit and prints every difference with a readable body diff; PEER=<file

@@ -14,14 +14,7 @@ import (
 // (a method added to the internal type fails here until documented).
 func TestValueDocListsMethods(t *testing.T) {
 	t.Parallel()
-	src, err := os.ReadFile("json.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(src)
-	if i := strings.Index(doc, "type Value = "); i > 0 {
-		doc = doc[:i]
-	}
+	doc := docBetween(t, "", "type Value = ")
 	vt := reflect.TypeFor[framework.Value]()
 	for i := range vt.NumMethod() {
 		if name := vt.Method(i).Name; !strings.Contains(doc, "//\tfunc (v Value) "+name+"(") {
@@ -48,16 +41,7 @@ func TestValueDocListsMethods(t *testing.T) {
 // TestExtraDocListsMethods: the same for framework.Extra, an alias too.
 func TestExtraDocListsMethods(t *testing.T) {
 	t.Parallel()
-	src, err := os.ReadFile("json.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(src)
-	i, j := strings.Index(doc, "// Extra, embedded"), strings.Index(doc, "type Extra = ")
-	if i < 0 || j < i {
-		t.Fatal("no Extra doc comment in json.go")
-	}
-	doc = doc[i:j]
+	doc := docBetween(t, "// Extra, embedded", "type Extra = ")
 	pt := reflect.PointerTo(reflect.TypeFor[framework.Extra]())
 	for i := range pt.NumMethod() {
 		name := pt.Method(i).Name
@@ -65,4 +49,22 @@ func TestExtraDocListsMethods(t *testing.T) {
 			t.Errorf("Extra's doc comment does not list the method %s", name)
 		}
 	}
+}
+
+// docBetween returns json.go's text from the first from to the first to
+// after it (from "" is the file's start); it fails the test when either is
+// missing.
+func docBetween(t *testing.T, from, to string) string {
+	t.Helper()
+	src, err := os.ReadFile("json.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(src)
+	i := strings.Index(doc, from)
+	j := strings.Index(doc[max(i, 0):], to)
+	if i < 0 || j < 0 {
+		t.Fatalf("json.go has no %q ... %q", from, to)
+	}
+	return doc[i : i+j]
 }

@@ -272,13 +272,9 @@ func (r *Reader) Value() (Value, bool) {
 	if c := r.Peek(); c != '{' && c != '[' {
 		return r.Scalar()
 	}
-	start := r.i
-	if !r.Skip() {
+	start, end, ok := r.skipSpan()
+	if !ok {
 		return Value{}, false
-	}
-	end := r.i
-	for end > start && isWS(r.p.data[end-1]) {
-		end--
 	}
 	var sub *parser
 	if r.span {
@@ -304,15 +300,25 @@ func (r *Reader) LazyValue() (Value, bool) {
 	if c := r.Peek(); (c != '{' && c != '[') || r.p.sur {
 		return r.Value()
 	}
-	start := r.i
-	if !r.Skip() {
+	start, end, ok := r.skipSpan()
+	if !ok {
 		return Value{}, false
 	}
-	end := r.i
+	return lazyValue(string(r.p.data[start:end])), true
+}
+
+// skipSpan skips the next value and returns where its text starts and ends
+// (trailing white space excluded).
+func (r *Reader) skipSpan() (start, end int, ok bool) {
+	start = r.i
+	if !r.Skip() {
+		return 0, 0, false
+	}
+	end = r.i
 	for end > start && isWS(r.p.data[end-1]) {
 		end--
 	}
-	return lazyValue(string(r.p.data[start:end])), true
+	return start, end, true
 }
 
 // Skip reads the next value without building it.

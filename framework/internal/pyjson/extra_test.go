@@ -1,6 +1,7 @@
 package pyjson
 
 import (
+	"encoding/json"
 	"reflect"
 	"slices"
 	"testing"
@@ -99,4 +100,54 @@ func TestExtraMethods(t *testing.T) {
 	if b, _ := Marshal(zero, Pydantic); string(b) != `{}` {
 		t.Errorf("zero Extra: %s", b)
 	}
+}
+
+// FuzzExtraJSON: an Extra read by encoding/json (its Kept field's
+// UnmarshalJSON, the session state path) from any text either fails or
+// holds exactly the members Parse gives the text's object, written back as
+// the Pydantic encoder writes that object, and a second round trip changes
+// nothing.
+func FuzzExtraJSON(f *testing.F) {
+	for _, s := range []string{`{}`, `null`, `{"a":1,"b":[1,2.50,{"k":1,"k":2}],"a":3}`, `{"s":"\ud800","e":"\u00e9"}`,
+		`[1]`, `"x"`, `{"a":{"b":{"c":[]}}}`, `{"n":1e400,"m":-0.0}`, ` {"w" : [ 1 , 2 ] } `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var x struct{ Extra }
+		if err := json.Unmarshal(append(append([]byte(`{"extra":`), data...), '}'), &x); err != nil {
+			return
+		}
+		want, err := Parse(data)
+		if err != nil {
+			t.Fatalf("encoding/json accepted %q, Parse: %v", data, err)
+		}
+		if want.Kind == Null {
+			if x.IsSet() || x.Len() != 0 {
+				t.Fatalf("null gave a set Extra with %d members", x.Len())
+			}
+			return
+		}
+		if !reflect.DeepEqual(x.Members(), want.Members) && len(want.Members) > 0 {
+			t.Fatalf("%q: members %#v, want %#v", data, x.Members(), want.Members)
+		}
+		a, errA := Marshal(x.Extra, Pydantic)
+		b, errB := Marshal(want, Pydantic)
+		if string(a) != string(b) || (errA == nil) != (errB == nil) {
+			t.Fatalf("%q: written %s (%v), want %s (%v)", data, a, errA, b, errB)
+		}
+		if errA != nil {
+			return
+		}
+		enc, err := json.Marshal(x)
+		if err != nil {
+			t.Fatalf("encoding/json Marshal: %v", err)
+		}
+		var y struct{ Extra }
+		if err := json.Unmarshal(enc, &y); err != nil {
+			t.Fatalf("round trip of %s: %v", enc, err)
+		}
+		if c, _ := Marshal(y.Extra, Pydantic); string(c) != string(a) {
+			t.Fatalf("second round trip: %s, first %s", c, a)
+		}
+	})
 }

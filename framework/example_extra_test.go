@@ -16,7 +16,7 @@ type answerReq struct {
 
 type answerResp struct {
 	framework.VerifyResponse
-	framework.Extra // left empty: the request's extra keys are echoed
+	framework.Extra // left unset: the request's extra keys are echoed
 }
 
 type answerChecker struct{ framework.Base }

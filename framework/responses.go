@@ -370,9 +370,12 @@ type verifyRequester interface{ mustEmbedVerifyRequest() *VerifyRequest }
 // (../shared/data/nemo-gym-peer/*.jsonl, every 200 /verify).
 //
 // Other request fields are echoed only when the response type declares them
-// (copy them over from the request) or embeds [Extra]: an Extra left empty by
-// the handler receives every key of the request's dump that the response does
-// not declare, in dump order. The dump is pydantic's body.model_dump(): the
+// (copy them over from the request) or embeds [Extra]: an Extra the handler
+// left unset (the zero Extra; see [Extra.IsSet]) receives every key of the
+// request's dump that the response does not declare, in dump order; an Extra
+// it set (ExtraOf, Set, Delete, Clear, or the request's Extra assigned) is
+// written as it is, empty included, and a key the response declares is
+// written once, from the response's field. The dump is pydantic's body.model_dump(): the
 // request type's declared fields in declaration order with their decoded
 // values (absent optional fields as their zero value or null;
 // responses_create_params and response as their dumps), then its own Extra

@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 )
 
@@ -45,6 +46,9 @@ func checkStateType(root, t reflect.Type, seen map[reflect.Type]bool) error {
 		return nil
 	}
 	seen[t] = true
+	if err := shadowedField(root, t); err != nil {
+		return err
+	}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if f.Tag.Get("json") == "-" {
@@ -72,4 +76,92 @@ func selfEncoding(t reflect.Type) bool {
 	pt := reflect.PointerTo(t)
 	return t.Implements(jsonMarshaler) || pt.Implements(jsonMarshaler) ||
 		t.Implements(jsonUnmarshaler) || pt.Implements(jsonUnmarshaler)
+}
+
+// jsonField is one field encoding/json would write for a struct, found at
+// embedding depth depth (0: the struct's own).
+type jsonField struct {
+	name, goName string // goName is Type.Field, the declaring struct's
+	depth        int
+	tagged       bool
+}
+
+// shadowedField reports a field of struct t that encoding/json drops
+// without a word because another field has the same JSON key: a deeper one
+// loses to a shallower one, and two at the same depth (both tagged or both
+// not) are both dropped. An embedded struct's fields are promoted as
+// encoding/json promotes them (an untagged embedded struct, or a pointer to
+// one); a struct with its own MarshalJSON is one value, not walked.
+func shadowedField(root, t reflect.Type) error {
+	var fields []jsonField
+	var walk func(t reflect.Type, depth int, visited map[reflect.Type]bool)
+	walk = func(t reflect.Type, depth int, visited map[reflect.Type]bool) {
+		if visited[t] {
+			return
+		}
+		visited[t] = true
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if f.Anonymous && name == "" && ft.Kind() == reflect.Struct && !selfEncoding(ft) {
+				walk(ft, depth+1, visited)
+				continue
+			}
+			if !f.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			fields = append(fields, jsonField{name: name, goName: t.Name() + "." + f.Name, depth: depth, tagged: tag != "" && !strings.HasPrefix(tag, ",")})
+		}
+	}
+	walk(t, 0, map[reflect.Type]bool{})
+	byName := map[string][]jsonField{}
+	for _, f := range fields {
+		byName[f.name] = append(byName[f.name], f)
+	}
+	for _, f := range fields {
+		same := byName[f.name]
+		if len(same) < 2 {
+			continue
+		}
+		// encoding/json's dominance: the shallowest wins, if it is alone
+		// at its depth or the only tagged one there.
+		best := same[0].depth
+		for _, g := range same {
+			best = min(best, g.depth)
+		}
+		var top, tagged int
+		for _, g := range same {
+			if g.depth == best {
+				top++
+				if g.tagged {
+					tagged++
+				}
+			}
+		}
+		if f.depth == best && (top == 1 || (tagged == 1 && f.tagged)) {
+			continue // f is written
+		}
+		var other jsonField
+		for _, g := range same {
+			if g != f {
+				other = g
+				break
+			}
+		}
+		return fmt.Errorf("session: state type %v: field %s has the JSON key %q, as field %s does, so storing the state "+
+			"(encoding/json) drops it and it comes back as its zero value; give one of them another json tag "+
+			"(an embedded framework.Extra is stored under \"extra\")", root, f.goName, f.name, other.goName)
+	}
+	return nil
 }

@@ -111,3 +111,54 @@ func TestStateTypeWithExtra(t *testing.T) {
 		t.Errorf("a cleared Extra: set %v, %d keys, %v", got.IsSet(), got.Len(), err)
 	}
 }
+
+type rowClash struct {
+	Note string `json:"extra"`
+	framework.Extra
+}
+
+type clashA struct{ ID string }
+
+type clashB struct{ ID int }
+
+type rowTwoEmbedded struct {
+	clashA
+	clashB
+}
+
+type named struct{ Name string }
+
+type rowShadowed struct {
+	Name string // written; the embedded named.Name is dropped
+	named
+}
+
+// A state type in which encoding/json would drop a field without a word,
+// because another has the same JSON key (a field named "extra" beside an
+// embedded framework.Extra, two embedded structs at the same depth with
+// the same key), is refused naming both fields; a deeper field shadowed
+// by one of the struct's own is refused too.
+func TestStateTypeShadowedFieldRefused(t *testing.T) {
+	t.Parallel()
+	m := session.NewManager(session.Options{CookieName: "c"})
+	ctx := session.WithID(context.Background(), m, session.NewID())
+	for _, tc := range []struct {
+		name string
+		err  error
+		want []string
+	}{
+		{"extra key", session.Update(ctx, "a", func(*rowClash) error { return nil }), []string{"rowClash", `"extra"`, "Extra.Kept", "rowClash.Note"}},
+		{"two embedded", session.Update(ctx, "b", func(*rowTwoEmbedded) error { return nil }), []string{"rowTwoEmbedded", `"ID"`, "clashA.ID", "clashB.ID"}},
+		{"shadowed", session.Update(ctx, "c", func(*rowShadowed) error { return nil }), []string{"rowShadowed", `"Name"`, "named.Name", "rowShadowed.Name"}},
+	} {
+		if tc.err == nil {
+			t.Errorf("%s: stored", tc.name)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(tc.err.Error(), w) {
+				t.Errorf("%s: %q does not mention %q", tc.name, tc.err, w)
+			}
+		}
+	}
+}

@@ -48,7 +48,8 @@
 //
 // Unknown keys are ignored (pydantic's extra="ignore"), unless the struct
 // embeds pyjson.Extra (extra="allow": the unknown members are collected in
-// input order) or Forbid (extra="forbid": each unknown key gives an
+// input order, a container kept as a lazy Value over a copy of its text,
+// which pyjson.Extra parses only when read) or Forbid (extra="forbid": each unknown key gives an
 // "extra_forbidden" item, after all field items, in input order).
 //
 // An optional `enum:"a,b"` tag (or `enum:"[\"a\",\"b\"]"`) on a string field
@@ -95,8 +96,9 @@
 // number of times): a container is expanded one level when a struct or map
 // decoder reaches it, an array is read item by item (pyjson.EachItem) into
 // its slice, and what a decoded value keeps (any,
-// pyjson.Value, Dict, Extra members, Unmarshaler inputs) is materialized
-// in full, so nothing lazy reaches the caller. Error items keep lazy
+// pyjson.Value, Dict, Unmarshaler inputs) is materialized in full, so
+// nothing lazy reaches the caller (Extra members stay lazy inside the
+// Extra, which hands out only parsed trees). Error items keep lazy
 // inputs, which the renderers write from their text: a str field given a
 // 14 MiB array costs one Value, not 1.8M. FuzzLazyDecode holds the lazy
 // and full trees to the same items, renderings and values;

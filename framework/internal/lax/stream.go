@@ -40,7 +40,8 @@ type bstate struct {
 //
 // Peak memory is the decoded value plus one copy of each string kept, and
 // of each subtree kept as a Value (any, json.RawMessage, pyjson.Value,
-// pyjson.Dict, pyjson.Extra members, Unmarshaler inputs).
+// pyjson.Dict, Unmarshaler inputs); a pyjson.Extra member's container is
+// one copy of its text (Reader.LazyValue).
 func (p *Plan) DecodeJSON(data []byte, lim pyjson.Limits, dst reflect.Value, m Mode) bool {
 	if dst.Type() != p.typ || !dst.CanSet() {
 		panic("lax: DecodeJSON into " + dst.Type().String() + " with a plan for " + p.typ.String())

@@ -298,16 +298,10 @@ func (p *parser) emit(e *encodeState, i int) (int, error) {
 			if err != nil {
 				return -1, err
 			}
-			i = p.ws(j)
-			if i < len(d) && d[i] == ',' {
-				i = p.ws(i + 1)
-				continue
+			var done bool
+			if i, done, err = p.after(e, j, ']'); done || err != nil {
+				return i, err
 			}
-			if i < len(d) && d[i] == ']' {
-				e.close(']', false)
-				return i + 1, nil
-			}
-			return -1, errLazyText
 		}
 	case '{':
 		return p.emitObject(e, i)
@@ -393,15 +387,25 @@ func (p *parser) emitObject(e *encodeState, start int) (int, error) {
 		if err != nil {
 			return -1, err
 		}
-		i = p.ws(j)
-		if i < len(d) && d[i] == ',' {
-			i = p.ws(i + 1)
-			continue
+		var done bool
+		if i, done, err = p.after(e, j, '}'); done || err != nil {
+			return i, err
 		}
-		if i < len(d) && d[i] == '}' {
-			e.close('}', false)
-			return i + 1, nil
-		}
-		return -1, errLazyText
 	}
+}
+
+// after reads what follows a container's item or member value ending at j:
+// a ',' (the index of the next one, not done) or the closing delimiter
+// (written; the index after it, done); anything else is errLazyText.
+func (p *parser) after(e *encodeState, j int, closer byte) (int, bool, error) {
+	d := p.data
+	i := p.ws(j)
+	if i < len(d) && d[i] == ',' {
+		return p.ws(i + 1), false, nil
+	}
+	if i < len(d) && d[i] == closer {
+		e.close(closer, false)
+		return i + 1, true, nil
+	}
+	return -1, true, errLazyText
 }

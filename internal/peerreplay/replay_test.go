@@ -47,6 +47,12 @@ type scenario struct {
 	Scenario  string `json:"scenario"`
 	Kind      string `json:"kind"`
 	Steps     []step `json:"steps"`
+	// Deterministic is false on lines that are a picture of an answer's
+	// shape, not a golden (grl_tetris__nondeterministic_sample.jsonl: the
+	// Python server's pieces are not reproducible across processes); such
+	// lines are never replayed. Absent means true.
+	Deterministic *bool  `json:"deterministic"`
+	Note          string `json:"note"`
 }
 
 type step struct {
@@ -86,6 +92,28 @@ var variants = map[string]struct {
 	"workplace_allow": {config: "servers/workplace_assistant/configs/workplace_assistant.yaml"},
 }
 
+// pending lists the peer variants of environments gymkit does not ship yet,
+// each with the reason its file is skipped. A skip is logged, never silent;
+// the change that ports an environment removes its entry and adds it to
+// variants above.
+var pending = map[string]string{
+	"abstention":                    "LLM-judge environment not ported yet (no servers/abstention)",
+	"equivalence_llm_judge":         "LLM-judge environment not ported yet (no servers/equivalence_llm_judge)",
+	"equivalence_llm_judge__openqa": "LLM-judge environment not ported yet (no servers/equivalence_llm_judge)",
+	"multichallenge":                "LLM-judge environment not ported yet (no servers/multichallenge)",
+	"simpleqa":                      "LLM-judge environment not ported yet (no servers/simpleqa)",
+	"blackjack":                     "gymnasium-style environment not ported yet (no servers/blackjack)",
+	"example_multi_turn_gymnasium":  "gymnasium-style environment not ported yet (no servers/example_multi_turn_gymnasium)",
+	"grl_sokoban":                   "gymnasium-style environment not ported yet (no servers/grl_sokoban)",
+	"grl_tetris":                    "gymnasium-style environment not ported yet (no servers/grl_tetris)",
+	"mcqa":                          "text-verification environment not ported yet (no servers/mcqa)",
+	"mcqa__template_metadata":       "text-verification environment not ported yet (no servers/mcqa)",
+	"hotpotqa_qa":                   "text-verification environment not ported yet (no servers/hotpotqa_qa)",
+	"xlam_fc":                       "text-verification environment not ported yet (no servers/xlam_fc)",
+	"structured_outputs":            "text-verification environment not ported yet (no servers/structured_outputs)",
+	"code_gen":                      "code-execution environment not ported yet (no servers/code_gen)",
+}
+
 // repoRoot is the module root (two levels up from this package).
 func repoRoot(t *testing.T) string {
 	t.Helper()
@@ -102,6 +130,16 @@ func peerDir(t *testing.T) string {
 
 func TestPeerReplay(t *testing.T) {
 	replayAll(t, "")
+}
+
+// TestPendingNotShipped fails once an environment is ported but its peer
+// variant is still listed as pending (its replay would be skipped).
+func TestPendingNotShipped(t *testing.T) {
+	for v := range pending {
+		if _, ok := variants[v]; ok {
+			t.Errorf("variant %q is in both variants and pending: remove it from pending", v)
+		}
+	}
 }
 
 // replayAll replays every peer file as a parallel subtest named after it,
@@ -225,7 +263,24 @@ func expand(s, token string) string {
 }
 
 func replayFile(t *testing.T, name, path, redisURL string) {
-	scenarios := readScenarios(t, path)
+	var scenarios []scenario
+	shape := 0
+	for _, sc := range readScenarios(t, path) {
+		if sc.Deterministic != nil && !*sc.Deterministic {
+			shape++ // a picture of the answers' shape, not a golden
+			continue
+		}
+		scenarios = append(scenarios, sc)
+	}
+	if len(scenarios) == 0 {
+		t.Skipf("%s: all %d lines are marked \"deterministic\": false (not goldens); nothing to replay", name, shape)
+	}
+	if shape > 0 {
+		t.Logf("%s: %d lines marked \"deterministic\": false are not replayed", name, shape)
+	}
+	if reason, ok := pending[scenarios[0].Variant]; ok {
+		t.Skipf("%s: variant %q pending: %s", name, scenarios[0].Variant, reason)
+	}
 	base := startHost(t, scenarios[0], redisURL)
 	client := &http.Client{
 		Timeout:       30 * time.Second,

@@ -55,6 +55,23 @@
 //
 // Mappings merge deeply; a scalar or list replaces what was there; null replaces too.
 //
+// # Under NeMo's launcher
+//
+// NeMo Gym's launcher (gym env start) hands each server process the whole merged configuration
+// as YAML in NEMO_GYM_CONFIG_DICT, and the name of the instance to serve in
+// NEMO_GYM_CONFIG_PATH. [LoadOptions].Dict takes the former for what it is, the merged
+// configuration: it is the first layer, nothing else is read from the file system (no
+// config_paths, no env.yaml; LoadOptions.Files and Overrides still merge after it), and its
+// problems name it like a file (NEMO_GYM_CONFIG_DICT:12: key: message). [LoadOptions].Instance
+// takes the latter: only that instance is discovered, validated and returned, while every
+// other block (other instances, Python servers of types gymkit does not know, agents, models,
+// global values) stays in the tree for the instance's interpolations and [Config.Lookup].
+//
+//	cfg, err := config.Load(config.LoadOptions{
+//		Dict:     []byte(os.Getenv("NEMO_GYM_CONFIG_DICT")),
+//		Instance: os.Getenv("NEMO_GYM_CONFIG_PATH"),
+//	})
+//
 // # Interpolation
 //
 // After merging, values are resolved on demand (only what a started instance or a top-level

@@ -35,10 +35,12 @@ import (
 // holds in nested structs too, when their mapping is present.
 //
 // Framework keys (see [Instance]) are skipped unless the struct declares them too. A field of
-// type [Path] (also in nested structs, lists and maps) that holds a relative path is resolved
-// against the directory of the config file that set it (the working directory, for an
-// override on the command line), so that one config serves `gymkit serve` from the repository
-// root and `go test` from the package directory; a plain string is left as written.
+// type [Path] (also in nested structs, lists and maps) that holds a relative path is made
+// absolute against its server folder: the folder holding configs/ when the file that set the
+// key is <folder>/configs/<name>.yaml, else the working directory (LoadOptions.WorkDir; also
+// for the dict and the command line), so that one config serves gymkit serve from any folder,
+// NeMo's launcher and go test in the server's package folder alike (see [Path]); a plain
+// string is left as written.
 //
 // The error is [Problems] listing every unknown key (with the closest key of that struct, or of
 // the framework at the top level, as the suggestion) and every value of the wrong type, each with

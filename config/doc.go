@@ -39,7 +39,10 @@
 // A framework-named top-level value that an interpolation reads (mcp: true and ${mcp}) is allowed.
 //
 // A server's own keys are its struct's koanf-tagged fields ([Instance.Decode]); a field tagged
-// required:"true" must be set, and a [Path] field resolves against its config file's directory.
+// required:"true" must be set, and a relative [Path] value resolves against its server folder:
+// the folder holding configs/ for a value set in <folder>/configs/<name>.yaml, the working
+// directory (LoadOptions.WorkDir) for one set anywhere else (another file, env.yaml, the dict,
+// the command line).
 //
 // # Merge order
 //

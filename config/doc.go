@@ -38,11 +38,13 @@
 // is refused with the full key suggested when there is one instance: they belong to one instance.
 // A framework-named top-level value that an interpolation reads (mcp: true and ${mcp}) is allowed.
 //
-// A server's own keys are its struct's koanf-tagged fields ([Instance.Decode]); a field tagged
-// required:"true" must be set, and a relative [Path] value resolves against its server folder:
-// the folder holding configs/ for a value set in <folder>/configs/<name>.yaml, the working
-// directory (LoadOptions.WorkDir) for one set anywhere else (another file, env.yaml, the dict,
-// the command line).
+// A server's own keys are its struct's koanf-tagged fields ([Instance.Decode]). There a key set
+// to null is pydantic's None, not the default: the field gets its zero value (nil for a
+// pointer, slice, map or interface), while an absent key keeps the factory's default; for the
+// framework's keys null means the default. A field tagged required:"true" must be set, and a
+// relative [Path] value resolves against its server folder: the folder holding configs/ for a
+// value set in <folder>/configs/<name>.yaml, the working directory (LoadOptions.WorkDir) for one
+// set anywhere else (another file, env.yaml, the dict, the command line).
 //
 // # Merge order
 //

@@ -214,8 +214,10 @@ func TestDirectoryIsARegexSearch(t *testing.T) {
 	}
 }
 
-// The config keys decode strictly (as gymkit serve does), and relative paths
-// resolve against the working directory (here the package directory).
+// The config keys decode strictly (as gymkit serve does), and a relative
+// data_dir resolves against the working directory, which go test sets to the
+// package folder: the server folder, which the same line in
+// configs/workplace_assistant.yaml resolves against too.
 func TestConfigKeys(t *testing.T) {
 	t.Parallel()
 	s := workplace.New()

@@ -499,26 +499,26 @@ func (c *Config) discoverOne(tree map[string]any, only, defaultHost string, logg
 		}
 	}
 	block, _ := tree[only].(map[string]any)
-	if !slices.Contains(instances, only) {
-		list := "none"
-		if len(instances) > 0 {
-			list = strings.Join(instances, ", ")
-		}
-		return append(ps, Problem{File: c.firstFile(), Key: only,
-			Message:    "no such resources-server instance to serve (a top-level key whose value has a resources_servers mapping); the instances of the configuration: " + list,
-			Suggestion: suggest(only, instances)})
-	}
-	logger.Debug("config: loading one instance; the other blocks are kept for interpolation only", "instance", only, "others", skipped)
 	var types []string
 	for _, t := range serverTypeKeys {
 		if _, ok := block[t]; ok {
 			types = append(types, t)
 		}
 	}
-	if len(types) > 1 {
+	switch {
+	case !slices.Contains(instances, only):
+		list := "none"
+		if len(instances) > 0 {
+			list = strings.Join(instances, ", ")
+		}
+		ps = append(ps, Problem{File: c.firstFile(), Key: only,
+			Message:    "no such resources-server instance to serve (a top-level key whose value has a resources_servers mapping); the instances of the configuration: " + list,
+			Suggestion: suggest(only, instances)})
+	case len(types) > 1:
 		ps = append(ps, c.src.problem(only,
 			fmt.Sprintf("has more than one server type (%s); an instance has exactly one", strings.Join(types, ", ")), ""))
-	} else {
+	default:
+		logger.Debug("config: loading one instance; the other blocks are kept for interpolation only", "instance", only, "others", skipped)
 		ps = append(ps, c.addInstance(only, block, defaultHost)...)
 	}
 	for _, k := range instanceLevel {
@@ -643,8 +643,9 @@ func skippedPorts(quiet *resolver, typePath keyPath) []int {
 	return ports
 }
 
-// Files returns the files that were merged, in merge order (config_paths includes before the
-// file that pulled them in, env.yaml last), as named in problems.
+// Files returns the files that were merged, in merge order (LoadOptions.DictName first when
+// there is a dict, config_paths includes before the file that pulled them in, env.yaml last),
+// as named in problems. The overrides are not listed.
 func (c *Config) Files() []string {
 	return slices.Clone(c.files)
 }

@@ -142,6 +142,9 @@ func TestDict(t *testing.T) {
 					t.Errorf("port %d, files %q", inst.Port, c.Files())
 				}
 			}},
+		{name: "an instance of two server types",
+			dict: "w:\n  resources_servers:\n    w: {domain: agent}\n  responses_api_agents:\n    a: {}\n", instance: "w",
+			problems: []string{"NEMO_GYM_CONFIG_DICT:1: w: has more than one server type (resources_servers, responses_api_agents); an instance has exactly one"}},
 		{name: "an empty dict", dict: "", instance: "w",
 			problems: []string{"NEMO_GYM_CONFIG_DICT: w: no such resources-server instance to serve (a top-level key whose value has a resources_servers mapping); the instances of the configuration: none"}},
 	}

@@ -76,7 +76,7 @@ type LoadOptions struct {
 	// paths of [Path] fields set in the dict resolve against WorkDir, which NeMo's launcher sets
 	// to the server's folder. Keys and values are read as in a config file; the dict's problems
 	// name it as a file, DictName:<line>. nil: no dict (a non-nil empty Dict is an empty
-	// configuration).
+	// configuration). Load only reads Dict and keeps no reference to it.
 	Dict []byte
 	// DictName names Dict in problems and in [Config.Files], where a file's path would stand:
 	// "NEMO_GYM_CONFIG_DICT:12: w.resources_servers.w.port: ...". "" means

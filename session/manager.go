@@ -388,17 +388,19 @@ type responseWriter struct {
 }
 
 // OmitSessionCookie leaves the session cookie off this response, as Python
-// answers an unhandled exception (Starlette's ServerErrorMiddleware sits
-// outside NeMo's SessionMiddleware): the gymkit framework calls it before
-// writing such a 500 (framework.SessionCookieOmitter). Any Set-Cookie of the
-// session's name is removed when the headers are sent, and so is the
-// "Vary: Cookie" the middleware added (Starlette adds it where it adds the
-// cookie, so NeMo's unhandled-exception 500 carries neither). A NeMo agent replaces
-// its cookie jar with the response's cookies, so its next request starts a
-// new session, as it does against Python (golden:
-// nemo-gym-peer/workplace_assistant.jsonl, "unhandled 500 mid-rollout, then
-// the next call"). State already written with [Update] stays in the store
-// until it expires. It has no effect once the headers were sent.
+// answers an unhandled exception (NeMo's exception middleware, in
+// nemo_gym/server_utils.py, sits outside Starlette's SessionMiddleware and
+// answers the exceptions that pass through it): the gymkit framework calls
+// it before writing such a 500 (framework.SessionCookieOmitter). Any
+// Set-Cookie of the session's name is removed when the headers are sent,
+// and so is the "Vary: Cookie" the middleware added (Starlette adds it
+// where it adds the cookie, so NeMo's unhandled-exception 500 carries
+// neither). A NeMo agent replaces its cookie jar with the response's
+// cookies, so its next request starts a new session, as it does against
+// Python (golden: nemo-gym-peer/workplace_assistant.jsonl, "unhandled 500
+// mid-rollout, then the next call"). State already written with [Update]
+// stays in the store until it expires. It has no effect once the headers
+// were sent.
 func (w *responseWriter) OmitSessionCookie() {
 	if !w.sent {
 		w.omit = true

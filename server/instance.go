@@ -164,6 +164,8 @@ type Instance struct {
 	endpoints []Endpoint
 	url       string // base URL once a Host has bound it
 
+	mcpTools func() []framework.Tool // the MCP door's listed tools; nil without MCP
+
 	draining   atomic.Bool   // Drain was called
 	health     health        // readiness transitions, for logging
 	mcpRepairs func() uint64 // the MCP door's argument repair count; nil without MCP

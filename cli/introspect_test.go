@@ -220,6 +220,29 @@ func TestCheckCountsListedTools(t *testing.T) {
 	}
 }
 
+// NeMo's long instance name example_session_state_mgmt_resources_server
+// makes both of the counter's tools long over MCP: the start says so once,
+// naming them, not once per tool.
+func TestLongToolNamesWarnedOnce(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := gymkitRun(t, "check", "--config", exampleConfig(t, "example_session_state_mgmt"), "--log-level", "warn")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var long []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "long") {
+			long = append(long, l)
+		}
+	}
+	const want = `level=WARN msg="MCP tool names are long: clients that prefix tools (mcp__<instance>__<tool>) may reject them" ` +
+		`instance=example_session_state_mgmt_resources_server door=mcp count=2 tools="get_counter_value, increment_counter" ` +
+		`longest=mcp__example_session_state_mgmt_resources_server__get_counter_value length=67 limit=64`
+	if len(long) != 1 || !strings.HasSuffix(long[0], want) {
+		t.Errorf("long-name warnings:\n%s\nwant one ending in\n%s", strings.Join(long, "\n"), want)
+	}
+}
+
 // gymkit config prints the merged, resolved YAML with secrets masked.
 func TestConfigDump(t *testing.T) {
 	t.Parallel()

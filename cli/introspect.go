@@ -49,7 +49,11 @@ only by serve).
 
 On success, one line per instance on stdout:
 
-	ok <instance> (<server type>) <host>:<port|auto> <N> typed tools[, mcp on][, session store redis at <addr>: answers|does not answer]
+	ok <instance> (<server type>) <host>:<port|auto> <N> tools[, mcp on][, session store redis at <addr>: answers|does not answer]
+
+<N> tools are those tools/list lists (gymkit tools prints them): the typed tools, or
+what the server's Tools hook exposes (a dispatcher's tools included), narrowed by
+mcp.tools; with mcp off, those it would list with expose_tools_over_mcp: true.
 
 With session.store: redis, check pings the store (as serve does, once, at most 1s
 here): a store that does not answer is noted on the ok line and logged at Warn,
@@ -244,7 +248,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			if in.Config.Port != 0 {
 				port = strconv.Itoa(in.Config.Port)
 			}
-			line := fmt.Sprintf("ok %s (%s) %s:%s %s", in.Name, in.ServerType, in.Config.Host, port, plural(len(in.App.Tools()), "typed tool"))
+			line := fmt.Sprintf("ok %s (%s) %s:%s %s", in.Name, in.ServerType, in.Config.Host, port, plural(len(in.ListedTools()), "tool"))
 			if in.Config.ExposeToolsOverMCP {
 				line += ", mcp on"
 			}

@@ -148,7 +148,7 @@ func TestCheck(t *testing.T) {
 		code  int
 		want  []string
 	}{
-		{"ok", []string{weather}, nil, 0, []string{"ok example_mcp_weather (example_mcp_weather) 127.0.0.1:auto 1 typed tool, mcp on\n"}},
+		{"ok", []string{weather}, nil, 0, []string{"ok example_mcp_weather (example_mcp_weather) 127.0.0.1:auto 1 tool, mcp on\n"}},
 		{"ok port", []string{weather}, []string{"example_mcp_weather.resources_servers.example_mcp_weather.port=8123"}, 0, []string{"127.0.0.1:8123 "}},
 		{"unreadable file", []string{filepath.Join(dir, "missing.yaml")}, nil, 2, []string{"missing.yaml"}},
 		{"yaml syntax", []string{writeFile(t, dir, "bad.yaml", "a: [\n")}, nil, 2, []string{"bad.yaml"}},
@@ -165,7 +165,7 @@ func TestCheck(t *testing.T) {
 		{"redis without session_secret, said once", []string{noSecret}, nil, 2,
 			[]string{"gymkit check: 1 problem; gymkit serve would not start:\n\t" + noSecret + ":6: library.resources_servers.example_mcp_weather.session.store: redis needs session_secret set"}},
 		{"redis store that does not answer", []string{withSecret}, nil, 0,
-			[]string{"ok library (example_mcp_weather) 127.0.0.1:auto 1 typed tool, session store redis at " + redisAddr + ": does not answer (serve starts; calls that read or write rollout state answer 503 until it does)\n"}},
+			[]string{"ok library (example_mcp_weather) 127.0.0.1:auto 1 tool, session store redis at " + redisAddr + ": does not answer (serve starts; calls that read or write rollout state answer 503 until it does)\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -183,6 +183,63 @@ func TestCheck(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// gymkit check counts the tools tools/list lists: for a dispatcher (no typed
+// tool) those its Tools hook exposes, as many as gymkit tools prints,
+// narrowed by mcp.tools, the same with MCP off.
+func TestCheckCountsListedTools(t *testing.T) {
+	t.Parallel()
+	math := exampleConfig(t, "math_advanced_calculations")
+	const key = "math_advanced_calculations.resources_servers.math_advanced_calculations."
+	code, stdout, stderr := gymkitRun(t, "tools", "--config", math, "--json")
+	var list struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &list); code != 0 || err != nil || len(list.Tools) != 11 {
+		t.Fatalf("gymkit tools: exit %d, %d tools (%v), want 11\n%s\n%s", code, len(list.Tools), err, stdout, stderr)
+	}
+	for _, tc := range []struct {
+		name      string
+		overrides []string
+		want      string
+	}{
+		{"mcp on", nil, "ok math_advanced_calculations (math_advanced_calculations) 127.0.0.1:auto 11 tools, mcp on\n"},
+		{"mcp off", []string{key + "expose_tools_over_mcp=false"}, "ok math_advanced_calculations (math_advanced_calculations) 127.0.0.1:auto 11 tools\n"},
+		{"mcp.tools", []string{key + "mcp.tools=[add, cos]"}, "ok math_advanced_calculations (math_advanced_calculations) 127.0.0.1:auto 2 tools, mcp on\n"},
+		{"mcp.tools, mcp off", []string{key + "mcp.tools=[add]", key + "expose_tools_over_mcp=false"},
+			"ok math_advanced_calculations (math_advanced_calculations) 127.0.0.1:auto 1 tool\n"},
+	} {
+		code, stdout, stderr := gymkitRun(t, append([]string{"check", "--config", math}, tc.overrides...)...)
+		if code != 0 || stdout != tc.want {
+			t.Errorf("%s: exit %d, stdout %q, want 0 and %q\n%s", tc.name, code, stdout, tc.want, stderr)
+		}
+	}
+}
+
+// NeMo's long instance name example_session_state_mgmt_resources_server
+// makes both of the counter's tools long over MCP: the start says so once,
+// naming them, not once per tool.
+func TestLongToolNamesWarnedOnce(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := gymkitRun(t, "check", "--config", exampleConfig(t, "example_session_state_mgmt"), "--log-level", "warn")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var long []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "long") {
+			long = append(long, l)
+		}
+	}
+	const want = `level=WARN msg="MCP tool names are long: clients that prefix tools (mcp__<instance>__<tool>) may reject them" ` +
+		`instance=example_session_state_mgmt_resources_server door=mcp count=2 tools="get_counter_value, increment_counter" ` +
+		`longest=mcp__example_session_state_mgmt_resources_server__get_counter_value length=67 limit=64`
+	if len(long) != 1 || !strings.HasSuffix(long[0], want) {
+		t.Errorf("long-name warnings:\n%s\nwant one ending in\n%s", strings.Join(long, "\n"), want)
 	}
 }
 

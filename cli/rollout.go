@@ -38,7 +38,14 @@ calls in order through the chosen door; then POST /verify with the row and a
 Responses API "response" holding the calls, their outputs as the server returned
 them, and the row's final assistant message. The calls are the function_call items
 of the row's response.output (a recorded rollout), else its ground_truth list of
-{"name", "arguments"}.
+{"name", "arguments"}. A row with neither (no call and no final assistant message to
+replay) is still seeded and verified, with a response that has no output, which
+environments score 0: before any rollout, one warning line per such row on stderr
+names the row (counted from 0), its input line and why, e.g.
+
+  gymkit rollout: warning: row 2 (input line 3) has nothing to replay: it has no
+  recorded "response", and its "ground_truth" is a string, not a list of {"name",
+  "arguments"} calls; it is only seeded and verified, with a response that has no output
 
 Doors:
   http   POST /<tool> with the rollout's cookie, as simple_agent does; the output is

@@ -274,3 +274,56 @@ func TestRolloutURLAgainstServe(t *testing.T) {
 		}
 	}
 }
+
+// gymkit rollout warns on stderr, once per row, about each row that has
+// nothing to replay, naming the row, its input line and why; the rows are
+// still seeded and verified, and scored as the environment scores them.
+func TestRolloutWarnsRowsWithNothingToReplay(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	recorded, err := os.ReadFile(testRows(t, "weather_recorded.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(recorded), "\n")
+	rows := writeFile(t, dir, "rows.jsonl", strings.Join([]string{
+		first, // row 0: a recorded rollout
+		`{"responses_create_params":{"input":"a"},"verifier_metadata":{"expected_city":"Paris"}}`,
+		`{"responses_create_params":{"input":"b"},"ground_truth":"Paris"}`,
+		`{"responses_create_params":{"input":"c"},"response":{"id":"r","output":[{"type":"reasoning","summary":[]}]}}`,
+		`{"responses_create_params":{"input":"d"},"response":{"id":"r"},"ground_truth":[{"name":"get_weather","arguments":{"city":"Rome"}}]}`,
+		`{"responses_create_params":{"input":"e"},"ground_truth":[{"arguments":{"city":"Rome"}}]}`,
+		``, // a blank line: the next row is on line 8
+		`{"responses_create_params":{"input":"f"},"response":{"output":"none"},"ground_truth":null}`,
+	}, "\n")+"\n")
+	out := filepath.Join(dir, "res.jsonl")
+	code, stdout, stderr := gymkitRun(t, "rollout", "-c", exampleConfig(t, "example_mcp_weather"), "-i", rows, "-o", out)
+	if code != 0 || !strings.Contains(stdout, "7 rollouts through the http door of example_mcp_weather: 7 succeeded, 0 failed") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	const tail = "; it is only seeded and verified, with a response that has no output"
+	want := []string{
+		`gymkit rollout: warning: row 1 (input line 2) has nothing to replay: it has no recorded "response", and no "ground_truth"` + tail,
+		`gymkit rollout: warning: row 2 (input line 3) has nothing to replay: it has no recorded "response", and its "ground_truth" is a string, not a list of {"name", "arguments"} calls` + tail,
+		`gymkit rollout: warning: row 3 (input line 4) has nothing to replay: its recorded "response" has an "output" list with no function_call item and no assistant message` + tail,
+		`gymkit rollout: warning: row 5 (input line 6) has nothing to replay: it has no recorded "response", and its "ground_truth" list holds no {"name": <string>, "arguments": ...} call` + tail,
+		`gymkit rollout: warning: row 6 (input line 8) has nothing to replay: its "response" has no "output" list, and its "ground_truth" is null, not a list of {"name", "arguments"} calls` + tail,
+	}
+	var got []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "gymkit rollout: warning:") {
+			got = append(got, l)
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The warned rows were run all the same: each has its result line.
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n != 7 {
+		t.Errorf("%d result lines, want 7", n)
+	}
+}

@@ -121,8 +121,9 @@ type Status struct {
 	mcpCode int // the MCP door's status when it differs from Code
 
 	// unhandled marks Python's unhandled-exception answer (a JSON-string
-	// 500): Starlette writes it from ServerErrorMiddleware, outside NeMo's
-	// SessionMiddleware, so it carries no Set-Cookie.
+	// 500): NeMo's exception middleware (setup_exception_middleware in
+	// nemo_gym/server_utils.py) writes it outside Starlette's
+	// SessionMiddleware, so it carries no Set-Cookie and no Vary: Cookie.
 	unhandled bool
 }
 
@@ -284,8 +285,10 @@ func statusOf(err error, detail bool) Status {
 // unhandled-exception answer (the JSON-string 500 of [StatusOf]: a panic, a
 // plain error, a body sent without a JSON Content-Type), it calls
 // OmitSessionCookie on the first writer of the Unwrap chain that implements
-// it, as Starlette answers those from ServerErrorMiddleware, outside NeMo's
-// SessionMiddleware, with no Set-Cookie. A NeMo agent then replaces its
+// it, as NeMo's exception middleware (setup_exception_middleware in
+// nemo_gym/server_utils.py) answers those outside Starlette's
+// SessionMiddleware, with no Set-Cookie (and no Vary: Cookie, which the
+// session writer drops with it). A NeMo agent then replaces its
 // cookie jar with nothing, and its next call starts a new session, exactly
 // as against Python (golden: nemo-gym-peer/workplace_assistant.jsonl,
 // "unhandled 500 mid-rollout, then the next call"). OmitSessionCookie has no

@@ -146,8 +146,11 @@ var wireCases = []wireCase{
 	{"verify_missing_response", "POST", "/verify", jsonCT, `{"responses_create_params":{"input":"hi"}}`, 422, `{"detail":[{"type":"missing","loc":["body","response"],"msg":"Field required","input":{"responses_create_params":{"input":"hi"}}}]}`},
 }
 
-// unhandledCases are Python's unhandled-exception answers: Starlette sends
-// them without the session's Set-Cookie (nemo-gym-peer goldens).
+// unhandledCases are Python's unhandled-exception answers: NeMo's exception
+// middleware (setup_exception_middleware in nemo_gym/server_utils.py) writes
+// them outside Starlette's SessionMiddleware, so they carry neither the
+// session's Set-Cookie (nemo-gym-peer goldens) nor the "vary: Cookie" that
+// SessionMiddleware adds beside it on every other answer.
 var unhandledCases = map[string]bool{
 	"error_500": true, "panic_500": true, "text_plain": true, "no_content_type": true, "finite_number_nan_500": true,
 }
@@ -176,6 +179,10 @@ func TestWireGolden(t *testing.T) {
 			}
 			if n := len(res.SetCookies()); n != want {
 				t.Errorf("%d Set-Cookie headers, want %d", n, want)
+			}
+			wantVary := map[int]string{1: "Cookie", 0: ""}[want]
+			if vary := strings.Join(res.Header.Values("Vary"), ", "); vary != wantVary {
+				t.Errorf("Vary %q, want %q (Cookie with the session cookie, none without)", vary, wantVary)
 			}
 			if sc := res.SetCookies(); len(sc) == 1 && !strings.HasPrefix(sc[0], "wire___wire=") {
 				t.Errorf("cookie %q, want name wire___wire", sc[0])

@@ -28,6 +28,38 @@ var protocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-
 // Code and other clients reject longer tool names.
 const maxQualifiedName = 64
 
+// maxLongNamesListed bounds the tool names the long-name warning lists.
+const maxLongNamesListed = 10
+
+// warnLongNames logs one warning for the instance when the qualified name
+// mcp__<instance>__<tool> of any exposed tool is longer than
+// maxQualifiedName: how many, their tool names in order (at most
+// maxLongNamesListed, then how many more), and the longest qualified name
+// with its length. A long instance name, such as NeMo's
+// example_session_state_mgmt_resources_server, makes many tools long at
+// once; one line says it at every start, not one line per tool.
+func (d *Door) warnLongNames() {
+	var names []string
+	longest := ""
+	for _, e := range d.sorted {
+		if q := d.prefix + e.tool.Name; len(q) > maxQualifiedName {
+			names = append(names, e.tool.Name)
+			if len(q) > len(longest) {
+				longest = q
+			}
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	listed := strings.Join(names[:min(len(names), maxLongNamesListed)], ", ")
+	if more := len(names) - maxLongNamesListed; more > 0 {
+		listed += fmt.Sprintf(", and %d more", more)
+	}
+	d.logAttrs(context.Background(), "MCP tool names are long: clients that prefix tools (mcp__<instance>__<tool>) may reject them",
+		warn, "count", len(names), "tools", listed, "longest", longest, "length", len(longest), "limit", maxQualifiedName)
+}
+
 // validName reports whether name fully matches [A-Za-z0-9_-]+.
 func validName(name string) bool {
 	if name == "" {
@@ -117,12 +149,9 @@ func (d *Door) build(app *framework.App, tools []framework.Tool) error {
 		}
 		d.tools[t.Name] = e
 		d.sorted = append(d.sorted, e)
-		if q := d.prefix + t.Name; len(q) > maxQualifiedName {
-			d.logAttrs(context.Background(), "MCP tool name is long: clients that prefix tools may reject it",
-				warn, "tool", t.Name, "qualified", q, "length", len(q), "limit", maxQualifiedName)
-		}
 	}
 	slices.SortFunc(d.sorted, func(a, b *exposed) int { return strings.Compare(a.tool.Name, b.tool.Name) })
+	d.warnLongNames()
 	if d.sorted == nil {
 		d.sorted = []*exposed{}
 	}

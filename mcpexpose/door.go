@@ -305,8 +305,9 @@ func NormalizeToolName(name, serverName string) string {
 // ("cannot be dispatched directly"); an inputSchema or outputSchema that
 // is not a JSON object schema ("type": "object"); a panicking Tools hook.
 // It logs a warning (containing "catch-all") when the server has a
-// Dispatch route but no exposed tool dispatches through it, and when
-// mcp__<instance>__<tool> is longer than 64 characters.
+// Dispatch route but no exposed tool dispatches through it, and once
+// (naming the tools) when mcp__<instance>__<tool> is longer than 64
+// characters for any exposed tool.
 //
 // A nil or empty Tools answer exposes nothing: /mcp still answers and the
 // seed still carries the "mcp" key. Attach must return before the door

@@ -3,6 +3,7 @@ package mcpexpose_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -134,8 +135,51 @@ func TestHookMayRenameAndRedescribeTools(t *testing.T) {
 	if c := h.call("push", `{}`, ro.token); !strings.HasPrefix(c.text(), "HTTP 422 from POST /push: ") {
 		t.Errorf("errors name the exposed tool: %q", c.text())
 	}
-	if !strings.Contains(h.logs.String(), "MCP tool name is long") {
+	if !strings.Contains(h.logs.String(), `level=WARN msg="MCP tool names are long: clients that prefix tools (mcp__<instance>__<tool>) may reject them" door=mcp `+
+		`count=1 tools=a_rather_long_tool_name_that_blows_the_claude_code_budget longest=mcp__store__a_rather_long_tool_name_that_blows_the_claude_code_budget length=69 limit=64`) {
 		t.Errorf("no long-name warning: %s", h.logs.String())
+	}
+}
+
+// TestLongToolNamesOneWarning: a long instance name (NeMo's
+// example_session_state_mgmt_resources_server) that makes many tool names
+// long gives one warning for the instance, with the count, the first ten
+// names in tools/list order, how many more, and the longest qualified name.
+func TestLongToolNamesOneWarning(t *testing.T) {
+	t.Parallel()
+	const instance = "example_session_state_mgmt_resources_server" // mcp__<it>__ is 50 characters
+	h := newHost(t, &Store{hook: func(harvested []framework.Tool, c *framework.CatchAll) []framework.Tool {
+		out := harvested // append, raw_step (56, 58 characters qualified), end_session (61): short enough
+		for i := range 12 {
+			out = append(out, c.Tool(fmt.Sprintf("tool_%02d_long", i), nil, "")) // 62 characters qualified
+		}
+		return append(out, c.Tool("increment_counter", nil, ""), c.Tool("a_much_longer_tool_name", nil, ""))
+	}}, hostOptions{instance: instance})
+	var lines []string
+	for _, l := range strings.Split(h.logs.String(), "\n") {
+		if strings.Contains(l, "long") && strings.Contains(l, "level=WARN") {
+			lines = append(lines, l)
+		}
+	}
+	want := `level=WARN msg="MCP tool names are long: clients that prefix tools (mcp__<instance>__<tool>) may reject them" door=mcp count=2 ` +
+		`tools="a_much_longer_tool_name, increment_counter" longest=mcp__` + instance + `__a_much_longer_tool_name length=73 limit=64`
+	if len(lines) != 1 || !strings.HasSuffix(lines[0], want) {
+		t.Errorf("long-name warnings:\n%s\nwant one ending in\n%s", strings.Join(lines, "\n"), want)
+	}
+
+	// More than ten: the first ten, then how many more.
+	h = newHost(t, &Store{hook: func(harvested []framework.Tool, c *framework.CatchAll) []framework.Tool {
+		var out []framework.Tool
+		for i := range 12 {
+			out = append(out, c.Tool(fmt.Sprintf("tool_%02d_with_a_long_name", i), nil, ""))
+		}
+		return out
+	}}, hostOptions{instance: instance})
+	want = `count=12 tools="tool_00_with_a_long_name, tool_01_with_a_long_name, tool_02_with_a_long_name, tool_03_with_a_long_name, ` +
+		`tool_04_with_a_long_name, tool_05_with_a_long_name, tool_06_with_a_long_name, tool_07_with_a_long_name, ` +
+		`tool_08_with_a_long_name, tool_09_with_a_long_name, and 2 more" longest=mcp__` + instance + `__tool_00_with_a_long_name length=74 limit=64`
+	if n := strings.Count(h.logs.String(), "MCP tool names are long"); n != 1 || !strings.Contains(h.logs.String(), want) {
+		t.Errorf("%d long-name warnings, want one with %s:\n%s", n, want, h.logs.String())
 	}
 }
 

@@ -58,7 +58,8 @@ type Options struct {
 	// drain does not wait for connections the client keeps (Go's
 	// http.Server.Shutdown waits up to 5 s for one dialed but never used).
 	HTTPClient *http.Client
-	// Warn receives warnings (rows with nothing to replay); nil: os.Stderr.
+	// Warn receives the warnings, one line per row with nothing to replay
+	// (see [Run]); nil: os.Stderr.
 	Warn io.Writer
 	// Stdout receives the collector's prints (python-compat 2.5); nil
 	// discards them.
@@ -154,6 +155,14 @@ const maxFailures = 20
 //   - <stem>_aggregate_metrics.json: one POST /aggregate_metrics per agent
 //     with the successful rows, stripped as the collector strips them.
 //
+// A row with nothing to replay (no tool call and no final assistant
+// message: no recorded "response" with an "output" list, and no
+// "ground_truth" list of {"name", "arguments"} calls) is still seeded and
+// verified, with a response that has no output (which environments score
+// 0); before any rollout runs, Run writes one warning line per such row to
+// opts.Warn, naming the row (counted from 0 in the input, as
+// _ng_task_index counts distinct rows), its input line and why.
+//
 // A failed rollout is counted and written, never fatal. The error is an
 // *InputError for bad input (nothing was run), an *UnreachableError when
 // no connection to opts.URL can be made (one request, GET /, before any
@@ -204,18 +213,14 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	rows := materialize(in, opts.NumRepeats, opts.AgentName)
-	empty := 0
-	for _, r := range in {
-		if p := planOf(r.row); len(p.calls) == 0 && p.final == nil {
-			empty++
-		}
+	warn := opts.Warn
+	if warn == nil {
+		warn = os.Stderr
 	}
-	if empty > 0 {
-		warn := opts.Warn
-		if warn == nil {
-			warn = os.Stderr
+	for i, r := range in {
+		if why := nothingToReplay(r.row); why != "" {
+			fmt.Fprintf(warn, "gymkit rollout: warning: row %d (input line %d) has nothing to replay: %s; it is only seeded and verified, with a response that has no output\n", i, r.line, why)
 		}
-		fmt.Fprintf(warn, "gymkit rollout: warning: %d of %d rows have nothing to replay (no function_call items in response.output, no ground_truth list of {name, arguments}): they are only seeded and verified\n", empty, len(in))
 	}
 
 	paths := PathsFor(opts.Output)

@@ -13,7 +13,8 @@
 //
 // The calls are the function_call items of the row's response.output (a
 // recorded rollout; its last assistant message is kept), else its
-// ground_truth list of {"name", "arguments"}.
+// ground_truth list of {"name", "arguments"}. A row with neither is run all
+// the same, and [Run] warns about it, one line per row (Options.Warn).
 //
 //   - DoorHTTP is simple_agent: POST /<tool> with the parsed arguments and
 //     the rollout's cookie; the output is the raw answer, any status

@@ -102,6 +102,41 @@ func planOf(row framework.Value) plan {
 	return p
 }
 
+// nothingToReplay returns why a row has nothing to replay (planOf finds no
+// call and no final assistant message), or "" when it has something.
+func nothingToReplay(row framework.Value) string {
+	if p := planOf(row); len(p.calls) > 0 || p.final != nil {
+		return ""
+	}
+	if resp, ok := row.Get(keyResponse); ok {
+		if out, ok := resp.Get("output"); ok && out.Kind == framework.KindArray {
+			return `its recorded "response" has an "output" list with no function_call item and no assistant message`
+		}
+		return `its "response" has no "output" list, and ` + groundTruthWhy(row)
+	}
+	return `it has no recorded "response", and ` + groundTruthWhy(row)
+}
+
+// groundTruthWhy says why a row's ground_truth gives no call.
+func groundTruthWhy(row framework.Value) string {
+	gt, ok := row.Get("ground_truth")
+	switch {
+	case !ok:
+		return `no "ground_truth"`
+	case gt.Kind != framework.KindArray:
+		article := "a "
+		switch gt.Kind {
+		case framework.KindNull:
+			article = ""
+		case framework.KindObject:
+			article = "an "
+		}
+		return `its "ground_truth" is ` + article + gt.Kind.String() + `, not a list of {"name", "arguments"} calls`
+	default:
+		return `its "ground_truth" list holds no {"name": <string>, "arguments": ...} call`
+	}
+}
+
 func argsText(v framework.Value) string {
 	if v.Kind == framework.KindString {
 		return v.Str

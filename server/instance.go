@@ -164,6 +164,8 @@ type Instance struct {
 	endpoints []Endpoint
 	url       string // base URL once a Host has bound it
 
+	mcpTools func() []framework.Tool // the MCP door's listed tools; nil without MCP
+
 	draining   atomic.Bool   // Drain was called
 	health     health        // readiness transitions, for logging
 	mcpRepairs func() uint64 // the MCP door's argument repair count; nil without MCP
@@ -171,8 +173,13 @@ type Instance struct {
 }
 
 // CookieName returns the session cookie name of an instance:
-// "<server type>___<instance name>" (contract b, with gymkit's server type in
-// place of the Python class name).
+// "<server type>___<instance name>", e.g.
+// "example_mcp_weather___example_mcp_weather". NeMo Gym names its cookie
+// "<Python class name>___<instance name>" (get_session_middleware_key in
+// nemo_gym/server_utils.py, e.g.
+// "ExampleMCPWeatherResourcesServer___example_mcp_weather"): the part after
+// "___" is the same, and the server type stands where a Go server has no
+// Python class. Agents replay the cookie without reading its name.
 func CookieName(serverType, name string) string { return serverType + "___" + name }
 
 // NewInstance builds one instance: it makes the session manager, runs the

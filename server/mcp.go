@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/gymkit/gymkit/config"
@@ -50,6 +51,7 @@ func mcpExtension() Extension {
 			}
 			door = d
 			inst.mcpRepairs = d.ArgumentRepairs // gymkit_mcp_argument_repairs_total
+			inst.mcpTools = d.Tools
 			opts.AfterSeed, opts.NormalizeToolName = d.AfterSeed, d.NormalizeToolName
 			return nil
 		},
@@ -82,4 +84,29 @@ func corsOrigins(c *config.CORSConfig) []string {
 		return nil
 	}
 	return c.AllowedOrigins
+}
+
+// ListedTools returns the tools an unrestricted MCP tools/list of the
+// instance lists, sorted by name: the server's Tools hook's answer
+// (framework.ToolsProvider: the typed tools it keeps and the tools it mints,
+// such as a dispatcher's catch-all tools), or every typed tool without a
+// hook, narrowed by mcp.tools. With expose_tools_over_mcp on it is the MCP
+// door's own list; with it off, the list the door would show if it were
+// on, as gymkit tools shows it (the door's startup checks not applied).
+func (in *Instance) ListedTools() []framework.Tool {
+	if in.mcpTools != nil {
+		return in.mcpTools()
+	}
+	if in.App == nil {
+		return nil
+	}
+	tools := in.App.Tools()
+	if tp, ok := in.App.Server().(framework.ToolsProvider); ok {
+		tools = slices.Clone(exposedTools(tp, in.App))
+	}
+	if allow := in.Config.MCP.Tools; allow != nil {
+		tools = slices.DeleteFunc(tools, func(t framework.Tool) bool { return !slices.Contains(allow, t.Name) })
+	}
+	slices.SortStableFunc(tools, func(a, b framework.Tool) int { return strings.Compare(a.Name, b.Name) })
+	return tools
 }

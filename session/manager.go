@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -238,7 +239,12 @@ func (m *Manager) State() StateStore { return m.state }
 // header is set before next runs and checked again just before the headers
 // are sent, where any other cookie of the same name that next set is
 // dropped. NeMo Gym's agents replace their cookies with each response's, so
-// a response without it would lose the rollout. The cookie is
+// a response without it would lose the rollout. Every response that carries
+// the cookie also carries "Vary: Cookie" (added to any Vary the response
+// already has, once), and the one without it carries no such Vary: as
+// NeMo's answers, whose Starlette SessionMiddleware adds "vary: Cookie"
+// where it adds the cookie, on every answer that passes through it (the
+// golden replay of internal/peerreplay checks both together). The cookie is
 // "<name>=<value>; Path=/; Max-Age=<Lifetime>; HttpOnly; SameSite=Lax" (plus
 // "; Secure" with [Options.Secure]); its value is the session id and the
 // times the session started and the cookie was signed, signed: 84
@@ -274,6 +280,7 @@ func (m *Manager) Middleware(next http.Handler) http.Handler {
 		}
 		cookie := m.name + "=" + value + m.attrs
 		fixCookie(w.Header(), m.name, cookie)
+		varyCookie(w.Header(), true)
 		sw := &responseWriter{ResponseWriter: w, m: m, cookie: cookie}
 		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, &scope{id: id, m: m, fromCookie: true}))
 		returned := false
@@ -342,6 +349,33 @@ func fixCookie(h http.Header, name, cookie string) {
 	h["Set-Cookie"] = kept
 }
 
+// varyCookie makes the Vary header of h list Cookie (on), adding a "Cookie"
+// line unless a line already lists it or "*"; or removes the "Cookie" lines
+// (off), those varyCookie added, leaving other lists alone.
+func varyCookie(h http.Header, on bool) {
+	vals := h["Vary"]
+	if on {
+		for _, v := range vals {
+			for tok := range strings.SplitSeq(v, ",") {
+				if tok = strings.TrimSpace(tok); tok == "*" || strings.EqualFold(tok, "Cookie") {
+					return
+				}
+			}
+		}
+		h["Vary"] = append(vals, "Cookie")
+		return
+	}
+	if !slices.Contains(vals, "Cookie") {
+		return
+	}
+	kept := slices.DeleteFunc(slices.Clone(vals), func(v string) bool { return v == "Cookie" })
+	if len(kept) == 0 {
+		delete(h, "Vary")
+		return
+	}
+	h["Vary"] = kept
+}
+
 // responseWriter is the ResponseWriter Middleware gives next. It does not
 // buffer: it only checks the session cookie at the moment the headers are
 // sent.
@@ -354,15 +388,19 @@ type responseWriter struct {
 }
 
 // OmitSessionCookie leaves the session cookie off this response, as Python
-// answers an unhandled exception (Starlette's ServerErrorMiddleware sits
-// outside NeMo's SessionMiddleware): the gymkit framework calls it before
-// writing such a 500 (framework.SessionCookieOmitter). Any Set-Cookie of the
-// session's name is removed when the headers are sent. A NeMo agent replaces
-// its cookie jar with the response's cookies, so its next request starts a
-// new session, as it does against Python (golden:
-// nemo-gym-peer/workplace_assistant.jsonl, "unhandled 500 mid-rollout, then
-// the next call"). State already written with [Update] stays in the store
-// until it expires. It has no effect once the headers were sent.
+// answers an unhandled exception (NeMo's exception middleware, in
+// nemo_gym/server_utils.py, sits outside Starlette's SessionMiddleware and
+// answers the exceptions that pass through it): the gymkit framework calls
+// it before writing such a 500 (framework.SessionCookieOmitter). Any
+// Set-Cookie of the session's name is removed when the headers are sent,
+// and so is the "Vary: Cookie" the middleware added (Starlette adds it
+// where it adds the cookie, so NeMo's unhandled-exception 500 carries
+// neither). A NeMo agent replaces its cookie jar with the response's
+// cookies, so its next request starts a new session, as it does against
+// Python (golden: nemo-gym-peer/workplace_assistant.jsonl, "unhandled 500
+// mid-rollout, then the next call"). State already written with [Update]
+// stays in the store until it expires. It has no effect once the headers
+// were sent.
 func (w *responseWriter) OmitSessionCookie() {
 	if !w.sent {
 		w.omit = true
@@ -377,9 +415,11 @@ func (w *responseWriter) beforeHeaders() {
 	w.sent = true
 	if w.omit {
 		fixCookie(w.Header(), w.m.name, "")
+		varyCookie(w.Header(), false)
 		return
 	}
 	fixCookie(w.Header(), w.m.name, w.cookie)
+	varyCookie(w.Header(), true)
 }
 
 // WriteHeader sends the headers with the session cookie. Informational

@@ -66,6 +66,7 @@ type exchange struct {
 	body    string
 	cookies []*http.Cookie // every Set-Cookie, parsed
 	raw     []string       // the Set-Cookie header lines
+	vary    []string       // the Vary header lines
 }
 
 // sessionCookies returns the Set-Cookie cookies named cookieName.
@@ -120,7 +121,7 @@ func tryCall(ts *httptest.Server, path string, cookies ...*http.Cookie) (exchang
 	if err != nil {
 		return exchange{}, err
 	}
-	e := exchange{status: resp.StatusCode, body: string(body), raw: resp.Header.Values("Set-Cookie")}
+	e := exchange{status: resp.StatusCode, body: string(body), raw: resp.Header.Values("Set-Cookie"), vary: resp.Header.Values("Vary")}
 	for _, line := range e.raw {
 		c, err := http.ParseSetCookie(line)
 		if err != nil {
@@ -258,6 +259,7 @@ func TestExactlyOneSetCookie(t *testing.T) {
 		status     int    // want
 		body       string // want, if not empty
 		keepCookie string // a Set-Cookie line (other name) that must survive
+		vary       string // want: the Vary lines joined by " | "; "" means "Cookie"
 	}{
 		{name: "200", status: 200, body: "ok", handler: func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, "ok")
@@ -329,6 +331,26 @@ func TestExactlyOneSetCookie(t *testing.T) {
 			w.WriteHeader(http.StatusEarlyHints)
 			io.WriteString(w, "ok")
 		}},
+		{name: "adds its own Vary", status: 200, vary: "Cookie | Accept-Encoding", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Add("Vary", "Accept-Encoding")
+			io.WriteString(w, "ok")
+		}},
+		{name: "replaces the Vary header", status: 200, vary: "Accept, Origin | Cookie", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Vary", "Accept, Origin")
+			io.WriteString(w, "ok")
+		}},
+		{name: "lists Cookie in its own Vary", status: 200, vary: "Accept, cookie", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Vary", "Accept, cookie")
+			io.WriteString(w, "ok")
+		}},
+		{name: "varies on everything", status: 200, vary: "*", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Vary", "*")
+			io.WriteString(w, "ok")
+		}},
+		{name: "deletes the Vary header", status: 200, handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Del("Vary")
+			io.WriteString(w, "ok")
+		}},
 	}
 	for _, tt := range tests {
 		for _, withCookie := range []bool{false, true} {
@@ -368,6 +390,13 @@ func TestExactlyOneSetCookie(t *testing.T) {
 				}
 				if tt.keepCookie != "" && !contains(e.raw, tt.keepCookie) {
 					t.Errorf("Set-Cookie %q lost %q", e.raw, tt.keepCookie)
+				}
+				wantVary := tt.vary
+				if wantVary == "" {
+					wantVary = "Cookie"
+				}
+				if got := strings.Join(e.vary, " | "); got != wantVary {
+					t.Errorf("Vary %q, want %q", got, wantVary)
 				}
 			})
 		}
@@ -921,6 +950,7 @@ func TestOmitSessionCookie(t *testing.T) {
 		case "/unhandled":
 			http.SetCookie(w, &http.Cookie{Name: "other", Value: "1"})
 			http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "stale"})
+			w.Header().Add("Vary", "Accept-Encoding")
 			w.(omitter).OmitSessionCookie()
 			w.WriteHeader(http.StatusInternalServerError)
 			io.WriteString(w, `"TypeError('x')"`)
@@ -939,6 +969,9 @@ func TestOmitSessionCookie(t *testing.T) {
 	if n := len(e.sessionCookies()); n != 0 || e.status != 500 {
 		t.Fatalf("status %d with %d session cookies (%q), want 500 with none", e.status, n, e.raw)
 	}
+	if strings.Join(e.vary, " | ") != "Accept-Encoding" { // NeMo's unhandled 500 carries no "vary: Cookie" either
+		t.Errorf("Vary %q without the session cookie, want only the handler's Accept-Encoding", e.vary)
+	}
 	if len(e.cookies) != 1 || e.cookies[0].Name != "other" {
 		t.Errorf("other cookies %q, want only other=1", e.raw)
 	}
@@ -950,7 +983,7 @@ func TestOmitSessionCookie(t *testing.T) {
 	if got := call(t, ts, "/count", jar); got.body != "2" {
 		t.Errorf("count %q with the old cookie, want 2", got.body)
 	}
-	if e := call(t, ts, "/late"); len(e.sessionCookies()) != 1 {
-		t.Errorf("OmitSessionCookie after the headers: %d session cookies, want 1", len(e.sessionCookies()))
+	if e := call(t, ts, "/late"); len(e.sessionCookies()) != 1 || strings.Join(e.vary, ",") != "Cookie" {
+		t.Errorf("OmitSessionCookie after the headers: %d session cookies, Vary %q; want 1 and Cookie", len(e.sessionCookies()), e.vary)
 	}
 }

@@ -3,7 +3,18 @@
 // line per rollout scenario) against gymkit's own environments, started from
 // their shipped configs through the real host with expose_tools_over_mcp on,
 // and compares every answer: status, Content-Type, Allow, the Set-Cookie
-// attributes and the body bytes.
+// attributes, Vary and the body bytes.
+//
+// The peer files record no Vary header; their README notes that NeMo sends
+// "Vary: Cookie". Starlette's SessionMiddleware (starlette/middleware/
+// sessions.py, the version the README names) adds "vary: Cookie" when the
+// session was read or written and the cookie when it was written, both at
+// the start of the answer it passes on; NeMo's add_session_id middleware
+// (nemo_gym/server_utils.py) writes the session on every request. So a
+// NeMo answer carries "Vary: Cookie" exactly when it carries the session
+// cookie: every answer but the unhandled-exception 500s, which NeMo's
+// exception middleware writes outside SessionMiddleware. The replay
+// expects the same of gymkit.
 //
 // Run it for one file, with a readable diff of each differing body:
 //
@@ -386,6 +397,11 @@ func replayStep(t *testing.T, client *http.Client, base string, sc scenario, st 
 		peerCookies = append(peerCookies, c.NameSuffix+": "+c.Attrs)
 	}
 	add("set-cookie", strings.Join(peerCookies, " | "), strings.Join(gotCookies, " | "))
+	peerVary := "<none>" // Vary goes with the session cookie (see the package comment)
+	if len(st.Peer.SetCookie) > 0 {
+		peerVary = "Cookie"
+	}
+	add("vary", peerVary, optionalHeader(res.Header, "Vary"))
 
 	// The body: a held-open event stream is recorded as a marker.
 	gotBody, minted := readBody(res, st.Peer.Body)

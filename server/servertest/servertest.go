@@ -262,7 +262,8 @@ func Golden(t testing.TB, name string, got []byte) {
 
 // Exchange renders a request and its response as golden text: the request
 // line, its headers and body, then the status, the number of Set-Cookie
-// headers, selected response headers and the exact body.
+// headers, selected response headers (Content-Type, Allow, Location, Vary)
+// and the exact body.
 func Exchange(method, path string, reqHeaders map[string]string, reqBody string, res *Response) []byte {
 	var b bytes.Buffer
 	b.WriteString(method + " " + path + "\n")
@@ -272,8 +273,8 @@ func Exchange(method, path string, reqHeaders map[string]string, reqBody string,
 	b.WriteString("\n" + reqBody + "\n--- response\n")
 	b.WriteString(http.StatusText(res.Status) + " " + itoa(res.Status) + "\n")
 	b.WriteString("Set-Cookie count: " + itoa(len(res.SetCookies())) + "\n")
-	for _, h := range []string{"Content-Type", "Allow", "Location"} {
-		if v := res.Header.Get(h); v != "" {
+	for _, h := range []string{"Content-Type", "Allow", "Location", "Vary"} {
+		if v := strings.Join(res.Header.Values(h), ", "); v != "" {
 			v = hostPort.ReplaceAllString(v, "http://HOST")
 			b.WriteString(h + ": " + v + "\n")
 		}

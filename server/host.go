@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gymkit/gymkit/config"
@@ -110,7 +111,8 @@ type Host struct {
 // closest known key or value; an unknown server type is a problem on the
 // instance's server block that lists the registered types. Until step 3
 // nothing is bound. A build error (4) joins the errors of every instance
-// that failed; a bind error (5) names the instance and the address. On any
+// that failed; a bind error (5) is a [*ListenError] naming the instance, the
+// port and the host. On any
 // error every port opened so far is closed again.
 func New(ctx context.Context, opts Options) (*Host, error) {
 	log := opts.Logger
@@ -207,7 +209,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 			for _, ln := range h.listeners {
 				_ = ln.Close()
 			}
-			return nil, fmt.Errorf("instance %q: cannot listen on %s: %w", in.Name, addr, err)
+			return nil, &ListenError{Instance: in.Name, Host: in.Config.Host, Port: in.Config.Port, Err: err}
 		}
 		in.url = "http://" + addr
 		h.listeners = append(h.listeners, ln)
@@ -215,6 +217,34 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	closeHeld() // probes AssignPorts did not keep (none, normally)
 	return h, nil
 }
+
+// ListenError is [New]'s error when an instance's configured host:port
+// cannot be listened on. Its message is one line naming the instance, the
+// port and the host: "instance "x": port 12345 on 127.0.0.1 is already in
+// use" when a socket, of this process or another, holds it
+// ([ListenError.InUse]), else
+// "instance "x": cannot listen on 127.0.0.1:12345: <Err>". Get it with
+// errors.As; Unwrap returns Err.
+type ListenError struct {
+	Instance string // the instance's top-level name
+	Host     string // the configured host, as written (0.0.0.0 stays 0.0.0.0)
+	Port     int    // the configured port
+	Err      error  // net.Listen's error
+}
+
+// InUse reports whether the port is taken by another socket (EADDRINUSE).
+func (e *ListenError) InUse() bool { return errors.Is(e.Err, syscall.EADDRINUSE) }
+
+// Error returns the one-line message described at [ListenError].
+func (e *ListenError) Error() string {
+	if e.InUse() {
+		return fmt.Sprintf("instance %q: port %d on %s is already in use", e.Instance, e.Port, e.Host)
+	}
+	return fmt.Sprintf("instance %q: cannot listen on %s: %v", e.Instance, net.JoinHostPort(e.Host, strconv.Itoa(e.Port)), e.Err)
+}
+
+// Unwrap returns the error of net.Listen.
+func (e *ListenError) Unwrap() error { return e.Err }
 
 // Instances returns the host's instances in configuration order (by instance
 // name), each with its [Instance.URL].

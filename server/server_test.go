@@ -403,7 +403,9 @@ b:
 	}
 }
 
-// A port that cannot be bound is an error naming the instance and the address.
+// A port already taken is one line naming the instance, the port and the
+// host (a *server.ListenError that says InUse); an address that cannot be
+// bound for another reason names the address and net.Listen's error.
 func TestNewBindFailure(t *testing.T) {
 	t.Parallel()
 	port := holdPort(t)
@@ -411,13 +413,24 @@ func TestNewBindFailure(t *testing.T) {
 		Files: []string{writeConfig(t, "busy", "port: "+strconv.Itoa(port))}, WorkDir: t.TempDir(),
 		Logger: slog.New(slog.DiscardHandler),
 	})
-	want := fmt.Sprintf(`instance "busy": cannot listen on 127.0.0.1:%d: `, port)
-	if err == nil || !strings.HasPrefix(err.Error(), want) {
-		t.Errorf("New = %v, want an error starting %q", err, want)
+	want := fmt.Sprintf(`instance "busy": port %d on 127.0.0.1 is already in use`, port)
+	var le *server.ListenError
+	if err == nil || err.Error() != want || !errors.As(err, &le) || !le.InUse() || le.Instance != "busy" || le.Port != port || le.Host != "127.0.0.1" {
+		t.Errorf("New = %v (%#v), want %q from a ListenError that says InUse", err, le, want)
 	}
 	var ps config.Problems
 	if errors.As(err, &ps) {
 		t.Errorf("a bind failure is config.Problems: %v", err)
+	}
+
+	// 192.0.2.1 (TEST-NET-1) is no address of this machine: not InUse.
+	_, err = server.New(context.Background(), server.Options{
+		Files: []string{writeConfig(t, "nowhere", "host: 192.0.2.1", "port: "+strconv.Itoa(port))}, WorkDir: t.TempDir(),
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	want = fmt.Sprintf(`instance "nowhere": cannot listen on 192.0.2.1:%d: listen tcp 192.0.2.1:%d: bind: `, port, port)
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !errors.As(err, &le) || le.InUse() {
+		t.Errorf("New = %v, want an error starting %q from a ListenError that does not say InUse", err, want)
 	}
 }
 

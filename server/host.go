@@ -74,6 +74,16 @@ type Options struct {
 	// balancer's readiness probe to take the replica out of rotation
 	// (docs/operations.md). 0 (the default) stops accepting at once.
 	ReadyDrainDelay time.Duration
+	// StopAtOnce makes [Host.Serve] stop without draining once its context
+	// is done (gymkit serve --nemo: NeMo's launcher kills a server that has
+	// not exited 1 s after its SIGINT; docs/cli.md, "Under NeMo's
+	// launcher"). Every listener and connection is closed at once, the
+	// contexts of the requests in flight are canceled, each of them is
+	// logged as cut (one Warn record "request cut" with instance, method,
+	// path and duration, instead of its "request" record) and Serve returns
+	// without waiting for their handlers. DrainTimeout and ReadyDrainDelay
+	// are then not used. false (the default) drains.
+	StopAtOnce bool
 }
 
 // Host is a set of built instances, each bound to its own host:port and not
@@ -87,6 +97,7 @@ type Host struct {
 	ready     io.Writer
 	drain     time.Duration
 	delay     time.Duration // Options.ReadyDrainDelay
+	atOnce    bool          // Options.StopAtOnce
 
 	mu    sync.Mutex
 	spent bool // Serve or Close was called
@@ -178,7 +189,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	}
 	cis = cfg.Instances() // now with their ports
 
-	h := &Host{log: log, ready: opts.Ready, drain: opts.DrainTimeout, delay: opts.ReadyDrainDelay}
+	h := &Host{log: log, ready: opts.Ready, drain: opts.DrainTimeout, delay: opts.ReadyDrainDelay, atOnce: opts.StopAtOnce}
 	if h.ready == nil {
 		h.ready = os.Stdout
 	}
@@ -274,8 +285,16 @@ func (h *Host) Instances() []*Instance { return append([]*Instance(nil), h.insta
 // up to the drain timeout ([Options.DrainTimeout]); their contexts are not
 // canceled. It returns nil after a complete drain, and an error when the
 // timeout closed requests still running or when an instance could not
-// serve (which stops the others too). Serve may be called once; the
-// listeners are closed when it returns.
+// serve (which stops the others too).
+//
+// With [Options.StopAtOnce], Serve does not drain: when ctx is done it
+// closes every listener and connection at once, cancels the contexts of the
+// requests in flight, logs each of them as cut ("request cut": instance,
+// method, path, duration) and returns nil without waiting for their
+// handlers (an instance that could not serve: its error). The process can
+// then exit within milliseconds.
+//
+// Serve may be called once; the listeners are closed when it returns.
 func (h *Host) Serve(ctx context.Context) error {
 	if err := h.spend(); err != nil {
 		return err
@@ -283,13 +302,22 @@ func (h *Host) Serve(ctx context.Context) error {
 	servers := make([]*http.Server, len(h.instances))
 	errc := make(chan error, len(h.instances))
 	errorLog := slog.NewLogLogger(h.log.Handler(), slog.LevelWarn)
+	// Stopping at once: the requests' contexts derive from base, canceled
+	// at the stop, and every instance lists its requests in flight.
+	base, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
+	inflight := make([]*inflightLog, len(h.instances))
 	for i, in := range h.instances {
 		srv := &http.Server{
-			Handler:           logRequests(in.Logger, in.Handler()),
 			ReadHeaderTimeout: ReadHeaderTimeout,
 			IdleTimeout:       IdleTimeout,
 			ErrorLog:          errorLog,
 		}
+		if h.atOnce {
+			inflight[i] = new(inflightLog)
+			srv.BaseContext = func(net.Listener) context.Context { return base }
+		}
+		srv.Handler = logRequests(in.Logger, in.Handler(), inflight[i])
 		servers[i] = srv
 		go func() {
 			if err := srv.Serve(h.listeners[i]); !errors.Is(err, http.ErrServerClosed) {
@@ -304,6 +332,31 @@ func (h *Host) Serve(ctx context.Context) error {
 		if _, err := io.WriteString(h.ready, in.readyLine()+"\n"); err != nil {
 			h.log.Warn("cannot write the ready line", "instance", in.Name, "error", err)
 		}
+	}
+
+	if h.atOnce {
+		var serveErr error
+		select {
+		case <-ctx.Done():
+			h.log.Info("stopping at once: no new connections; the requests in flight are cut", "cause", context.Cause(ctx))
+		case serveErr = <-errc:
+			h.log.Error("an instance stopped serving; stopping all at once", "error", serveErr)
+		}
+		// Listed as cut first, so that a handler that returns once its
+		// connection is closed is not logged as answered.
+		for i := range servers {
+			inflight[i].cut(h.instances[i].Logger)
+		}
+		for _, srv := range servers {
+			_ = srv.Close() // the listener and every connection
+		}
+		cancelBase()
+		h.closeStores()
+		if serveErr != nil {
+			return serveErr
+		}
+		h.log.Info("stopped")
+		return nil
 	}
 
 	timeout := h.drain
@@ -347,11 +400,7 @@ func (h *Host) Serve(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
-	for _, in := range h.instances {
-		if in.closeStore != nil {
-			_ = in.closeStore()
-		}
-	}
+	h.closeStores()
 	if serveErr != nil {
 		return serveErr
 	}
@@ -379,12 +428,18 @@ func (h *Host) Close() error {
 	for _, ln := range h.listeners {
 		errs = append(errs, ln.Close())
 	}
+	h.closeStores()
+	return errors.Join(errs...)
+}
+
+// closeStores closes the session store of every instance that has one to
+// close (a Redis client).
+func (h *Host) closeStores() {
 	for _, in := range h.instances {
 		if in.closeStore != nil {
 			_ = in.closeStore()
 		}
 	}
-	return errors.Join(errs...)
 }
 
 func (h *Host) spend() error {

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -241,8 +242,6 @@ func shippedAppPy(t testing.TB, serverType string) []byte {
 	return b
 }
 
-var _ = shippedAppPy // the other appSource, for when the repository ships it
-
 // record is one server process of a recorded launch (a <instance>.json of a capture folder).
 type record struct {
 	Instance string            `json:"instance_NEMO_GYM_CONFIG_PATH"`
@@ -252,16 +251,20 @@ type record struct {
 	Env      map[string]string `json:"env"`
 	Dict     string            `json:"nemo_gym_config_dict"`
 	Assigned []any             `json:"assigned_host_port"`
+
+	ServerType string `json:"-"` // gymkit's server type for Instance
 }
 
-// capture is one recorded launch: its folder and the records of the four shipped environments.
+// capture is one recorded launch: its folder and the records of the environments replayed.
 type capture struct {
 	name, dir string
 	records   []record // by instance name
 }
 
-// captures reads every folder of ../shared/data/nemo-launcher/captures.
-func captures(t testing.TB) []capture {
+// captures reads every folder of ../shared/data/nemo-launcher/captures, with the records of
+// the instances of types (instance name -> server type) that the launch had; every launch had
+// the four shipped environments.
+func captures(t testing.TB, types map[string]string) []capture {
 	t.Helper()
 	dirs, err := filepath.Glob(filepath.Join(sharedData(t), "nemo-launcher", "captures", "*"))
 	if err != nil || len(dirs) == 0 {
@@ -270,8 +273,11 @@ func captures(t testing.TB) []capture {
 	var out []capture
 	for _, dir := range dirs {
 		c := capture{name: filepath.Base(dir), dir: dir}
-		for _, inst := range slices.Sorted(mapKeys(shipped)) {
+		for _, inst := range slices.Sorted(mapKeys(types)) {
 			b, err := os.ReadFile(filepath.Join(dir, inst+".json"))
+			if _, ok := shipped[inst]; !ok && errors.Is(err, fs.ErrNotExist) {
+				continue // not in this launch's config
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -282,6 +288,7 @@ func captures(t testing.TB) []capture {
 			if r.Instance != inst || len(r.EnvOrder) != len(r.Env) || r.Dict == "" || len(r.Assigned) != 2 {
 				t.Fatalf("%s/%s.json: not a recorded process (instance %q, %d names in env_order, %d in env)", dir, inst, r.Instance, len(r.EnvOrder), len(r.Env))
 			}
+			r.ServerType = types[inst]
 			c.records = append(c.records, r)
 		}
 		out = append(out, c)
@@ -308,6 +315,7 @@ type tree struct {
 	placeholders *strings.Replacer // the recording's placeholders -> folders of root
 	ports        map[int]int       // recorded port -> free port
 	captureRoot  string            // what <CAPTURE_ROOT> stands for
+	bin          string            // the binary laid out as capture/root/bin/<name>
 }
 
 // treeOptions say what newTree lays out besides the folders.
@@ -341,6 +349,7 @@ func newTree(t *testing.T, c capture, o treeOptions) *tree {
 	if o.binName == "" {
 		o.binName, o.bin = "gymkit", gymkitBinary(t)
 	}
+	tr.bin = o.bin
 	if err := os.Symlink(o.bin, filepath.Join(tr.captureRoot, "root", "bin", o.binName)); err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +362,7 @@ func newTree(t *testing.T, c capture, o treeOptions) *tree {
 	dict := c.records[0].Dict
 	for _, r := range c.records {
 		folder := tr.placeholders.Replace(r.Cwd)
-		writeFile(t, filepath.Join(folder, "app.py"), string(o.app(t, shipped[r.Instance])), 0o755)
+		writeFile(t, filepath.Join(folder, "app.py"), string(o.app(t, r.ServerType)), 0o755)
 		writeFile(t, filepath.Join(folder, "requirements.txt"), "", 0o644)
 		if o.data {
 			copyWorkplaceData(t, filepath.Join(folder, "data", "shared", "workplace_assistant"))
@@ -506,7 +515,7 @@ type server struct {
 // process group, and returns once the server process exists.
 func (tr *tree) start(t *testing.T, r record) *server {
 	t.Helper()
-	s := &server{instance: r.Instance, serverType: shipped[r.Instance], folder: tr.placeholders.Replace(r.Cwd), env: tr.env(t, r)}
+	s := &server{instance: r.Instance, serverType: r.ServerType, folder: tr.placeholders.Replace(r.Cwd), env: tr.env(t, r)}
 	var dict map[string]any
 	if err := yaml.Unmarshal([]byte(r.Dict), &dict); err != nil {
 		t.Fatalf("%s: the recorded dict: %v", r.Instance, err)

@@ -75,11 +75,17 @@ func sendSignal(t *testing.T, pid int, sig syscall.Signal) {
 //   - it exits within 1 s of being stopped, with status 0, having logged the stop's cause and
 //     "stopped" once, and no drain.
 func TestLauncherCaptures(t *testing.T) {
+	replay(t, captures(t, shipped), treeOptions{data: true})
+}
+
+// replay replays the launches caps as TestLauncherCaptures describes, in trees laid out with o.
+func replay(t *testing.T, caps []capture, o treeOptions) {
+	t.Helper()
 	var runnable []capture
-	for _, c := range captures(t) {
+	for _, c := range caps {
 		if configSidePending && c.usesFiveEnvs() {
 			t.Run(c.name, func(t *testing.T) {
-				t.Skip(pendingReason + "gymkit re-reads config_paths (five_envs.yaml), which brings back my_go_env, a server type it does not know")
+				t.Skip(pendingReason + "gymkit re-reads config_paths (five_envs.yaml), which brings back my_go_env (a server type gymkit does not know, or, when it does, a port every process wants)")
 			})
 			continue
 		}
@@ -91,7 +97,7 @@ func TestLauncherCaptures(t *testing.T) {
 	for k := range max(len(runnable), len(stopMethods)) {
 		c := runnable[k%len(runnable)]
 		t.Run(fmt.Sprintf("%s/replay%d", c.name, k), func(t *testing.T) {
-			tr := newTree(t, c, treeOptions{data: true})
+			tr := newTree(t, c, o)
 			servers := tr.startAll(t, c)
 			for i, s := range servers {
 				m := stopMethods[(i+k)%len(stopMethods)]
@@ -124,8 +130,8 @@ func checkServing(t *testing.T, tr *tree, s *server) {
 	t.Helper()
 	proc := func(name string) string { return fmt.Sprintf("/proc/%d/%s", s.pid, name) }
 	exe, _ := os.Readlink(proc("exe"))
-	if want, _ := filepath.EvalSymlinks(gymkitBinary(t)); exe != want {
-		t.Errorf("the process runs %q, want the gymkit binary %s (app.py execs it)", exe, want)
+	if want, _ := filepath.EvalSymlinks(tr.bin); exe != want {
+		t.Errorf("the process runs %q, want the binary %s (app.py execs it)", exe, want)
 	}
 	if b, _ := os.ReadFile(proc("cmdline")); !strings.HasSuffix(string(b), "\x00serve\x00--nemo\x00") || strings.Count(string(b), "\x00") != 3 {
 		t.Errorf("command line %q, want <binary> serve --nemo", b)
@@ -266,7 +272,7 @@ func checkStop(t *testing.T, s *server, m stopMethod) {
 // environments serve (configSidePending) and stop at a SIGINT.
 func TestLauncherWithoutData(t *testing.T) {
 	var c capture
-	for _, cc := range captures(t) {
+	for _, cc := range captures(t, shipped) {
 		if (configSidePending && cc.name == "way4a_abs_config_four_shipped") || (!configSidePending && cc.name == "way1_from_root") {
 			c = cc
 		}

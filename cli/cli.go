@@ -35,7 +35,9 @@
 // gymkit serve loads the YAML configuration (NeMo Gym's layout; see
 // docs/config.md), serves every resources-server instance it names on its own
 // host:port, prints one ready line per instance on stdout
-// ("<instance> http://<host>:<port>") and drains on SIGINT or SIGTERM.
+// ("<instance> http://<host>:<port>") and drains on SIGINT or SIGTERM (under
+// --nemo it stops at once instead, and also when its parent process is gone:
+// docs/cli.md, "Under NeMo's launcher").
 //
 // gymkit rollout replays dataset rows (recorded trajectories or ground-truth
 // calls) through an instance's HTTP or MCP door, verifies each rollout and

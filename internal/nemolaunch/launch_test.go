@@ -323,3 +323,45 @@ func TestLauncherWithoutData(t *testing.T) {
 		}
 	})
 }
+
+// TestLauncherPortTaken replays one server of a launch whose assigned port another process
+// holds (a server left from an earlier launch): gymkit exits with status 1 and one error line
+// naming the instance, the port and the host.
+func TestLauncherPortTaken(t *testing.T) {
+	var c capture
+	for _, cc := range captures(t, shipped) {
+		if cc.name == "way4b_abs_config_four_shipped_abs_data_dir" {
+			c = cc
+		}
+	}
+	if c.name == "" {
+		t.Fatal("the launch to replay is not recorded")
+	}
+	tr := newTree(t, c, treeOptions{data: true})
+	r := c.records[0] // example_mcp_weather
+	tr.env(t, r)      // maps the ports
+	recorded, _ := r.Assigned[1].(float64)
+	port := tr.ports[int(recorded)]
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	s := tr.start(t, r)
+	if how := s.waitParentReport(t); how != "status 1" {
+		t.Errorf("exit %s, want status 1", how)
+	}
+	want := fmt.Sprintf(`gymkit serve: instance %q: port %d on 127.0.0.1 is already in use; NeMo's launcher assigned it (NEMO_GYM_CONFIG_DICT): is a server of an earlier launch still running?`, r.Instance, port)
+	var errLines []string
+	for _, l := range strings.Split(s.logs(), "\n") {
+		if strings.HasPrefix(l, "gymkit serve: ") {
+			errLines = append(errLines, l)
+		}
+	}
+	if len(errLines) != 1 || errLines[0] != want {
+		t.Errorf("error lines %q, want one: %q; stderr:\n%s", errLines, want, s.logs())
+	}
+	if lines := s.readyLines(); len(lines) != 0 {
+		t.Errorf("stdout %q, want nothing", lines)
+	}
+}

@@ -322,38 +322,3 @@ func TestNewReplace(t *testing.T) {
 		t.Errorf("without --replace: exit %d, %q", code, stderr)
 	}
 }
-
-// nemoConfig keeps the named instance and drops the other resources servers;
-// each launcher mistake is one clear error.
-func TestNemoConfig(t *testing.T) {
-	t.Parallel()
-	dict := "x: 1\npy:\n  resources_servers:\n    py_env: {domain: other}\ngo_env:\n  resources_servers:\n    example_mcp_weather: {domain: other, host: 127.0.0.1, port: 9999}\n"
-	env := func(m map[string]string) func(string) (string, bool) {
-		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
-	}
-	file, cleanup, err := nemoConfig(env(map[string]string{envConfigDict: dict, envConfigPath: "go_env"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(file)
-	cleanup()
-	if strings.Contains(string(b), "py_env") || !strings.Contains(string(b), "port: 9999") || !strings.Contains(string(b), "x: 1") {
-		t.Errorf("config written:\n%s", b)
-	}
-	if _, err := os.Stat(file); !os.IsNotExist(err) {
-		t.Errorf("cleanup left %s", file)
-	}
-	for _, tc := range []struct {
-		env  map[string]string
-		want string
-	}{
-		{map[string]string{}, "NEMO_GYM_CONFIG_DICT is not set"},
-		{map[string]string{envConfigDict: dict}, "NEMO_GYM_CONFIG_PATH is not set"},
-		{map[string]string{envConfigDict: "[1", envConfigPath: "go_env"}, "NEMO_GYM_CONFIG_DICT is not a YAML mapping"},
-		{map[string]string{envConfigDict: dict, envConfigPath: "go_envv"}, `NEMO_GYM_CONFIG_PATH="go_envv": the config has no resources-server instance of that name (its instances: go_env, py)`},
-	} {
-		if _, _, err := nemoConfig(env(tc.env)); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: %v; want %q", tc.env, err, tc.want)
-		}
-	}
-}

@@ -7,12 +7,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/server"
@@ -65,11 +62,12 @@ Flags:
   -c, --config FILE         a config file to merge; repeatable
       --log-format FORMAT   log format on stderr: text or json (default text)
       --log-level LEVEL     debug, info, warn or error (default info)
-      --nemo                serve the instance NeMo's launcher (gym env start) names:
-                            the whole merged config in NEMO_GYM_CONFIG_DICT (YAML), the
-                            instance in NEMO_GYM_CONFIG_PATH, at the host and port that
-                            config assigns; the default when NEMO_GYM_CONFIG_DICT is set
-                            and no --config is given
+      --nemo                serve the one instance NeMo's launcher (gym env start) names
+                            in NEMO_GYM_CONFIG_PATH, at the host and port the merged
+                            config in NEMO_GYM_CONFIG_DICT (YAML) assigns; the dict is
+                            read as it is (not its config_paths, not env.yaml) and its
+                            other blocks serve its ${...} only; the default when
+                            NEMO_GYM_CONFIG_DICT is set and no --config is given
       --drain-timeout D     how long to wait for the requests in flight on shutdown,
                             a Go duration (default 30s; 0 waits as long as they take);
                             refused with --nemo, which does not wait
@@ -182,6 +180,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	logger := newLogger(stderr, a.logFormat, a.logLevel)
 	nemo := a.nemo || (len(a.files) == 0 && os.Getenv(envConfigDict) != "")
+	opts := server.Options{
+		Files:        a.files,
+		Overrides:    a.overrides,
+		Logger:       logger,
+		Ready:        stdout,
+		DrainTimeout: a.drainTimeout,
+		StopAtOnce:   nemo,
+	}
 	if nemo {
 		if a.drainSet {
 			fmt.Fprintf(stderr, "gymkit serve: --drain-timeout does not apply under --nemo: serve --nemo stops at once, since NeMo's launcher kills a server 1s after its SIGINT\n")
@@ -190,27 +196,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		var stop context.CancelFunc
 		ctx, stop = nemoLifecycle(ctx, logger)
 		defer stop()
-		file, cleanup, err := nemoConfig(os.LookupEnv)
+		dict, name, err := nemoEnv(os.LookupEnv)
 		if err != nil {
 			fmt.Fprintf(stderr, "gymkit serve: --nemo: %v\n", err)
 			return exitUsage
 		}
-		defer cleanup()
-		a.files = append([]string{file}, a.files...)
+		opts.Dict, opts.DictName, opts.Instance = []byte(dict), envConfigDict, name
 	}
-	if len(a.files) == 0 {
+	if len(a.files) == 0 && opts.Dict == nil {
 		synopsis, _, _ := strings.Cut(serveUsage, "\n")
 		fmt.Fprintf(stderr, "gymkit serve: no --config FILE was given\n%s\nRun \"gymkit serve --help\" for the flags, config files and overrides.\n", synopsis)
 		return exitUsage
 	}
-	err = server.Run(ctx, server.Options{
-		Files:        a.files,
-		Overrides:    a.overrides,
-		Logger:       logger,
-		Ready:        stdout,
-		DrainTimeout: a.drainTimeout,
-		StopAtOnce:   nemo,
-	})
+	err = server.Run(ctx, opts)
 	var problems config.Problems
 	var listenErr *server.ListenError
 	switch {
@@ -234,62 +232,18 @@ const (
 	envConfigPath = "NEMO_GYM_CONFIG_PATH"
 )
 
-// nemoConfig reads NeMo's launcher environment and writes the config of the
-// one instance it names to a private temporary file (removed by cleanup):
-// the whole dict, less the other resources-server instances (Python ones
-// gymkit has no type for), so that interpolations and the global keys
-// (default_host, head_server, ...) still resolve. The instance's host and
-// port are the ones the launcher assigned in the dict.
-func nemoConfig(lookup func(string) (string, bool)) (string, func(), error) {
+// nemoEnv reads NeMo's launcher environment: the whole merged config (YAML)
+// and the name of the instance to serve, both required and not empty. The
+// config is given to config.Load as LoadOptions.Dict, as it is: never
+// rewritten, its config_paths never read.
+func nemoEnv(lookup func(string) (string, bool)) (dict, instance string, err error) {
 	dict, ok := lookup(envConfigDict)
 	if !ok || strings.TrimSpace(dict) == "" {
-		return "", nil, fmt.Errorf("%s is not set: NeMo's launcher sets it to the merged config (YAML)", envConfigDict)
+		return "", "", fmt.Errorf("%s is not set: NeMo's launcher sets it to the merged config (YAML)", envConfigDict)
 	}
-	name, ok := lookup(envConfigPath)
-	if !ok || name == "" {
-		return "", nil, fmt.Errorf("%s is not set: NeMo's launcher sets it to the instance's top-level name", envConfigPath)
+	instance, ok = lookup(envConfigPath)
+	if !ok || instance == "" {
+		return "", "", fmt.Errorf("%s is not set: NeMo's launcher sets it to the instance's top-level name", envConfigPath)
 	}
-	var tree map[string]any
-	if err := yaml.Unmarshal([]byte(dict), &tree); err != nil {
-		return "", nil, fmt.Errorf("%s is not a YAML mapping: %v", envConfigDict, err)
-	}
-	isServer := func(v any) bool {
-		m, ok := v.(map[string]any)
-		_, has := m["resources_servers"]
-		return ok && has
-	}
-	if !isServer(tree[name]) {
-		var names []string
-		for k, v := range tree {
-			if isServer(v) {
-				names = append(names, k)
-			}
-		}
-		slices.Sort(names)
-		return "", nil, fmt.Errorf("%s=%q: the config has no resources-server instance of that name (its instances: %s)", envConfigPath, name, strings.Join(names, ", "))
-	}
-	for k, v := range tree {
-		if k != name && isServer(v) {
-			delete(tree, k)
-		}
-	}
-	b, err := yaml.Marshal(tree)
-	if err != nil {
-		return "", nil, err
-	}
-	f, err := os.CreateTemp("", "gymkit-nemo-*.yaml")
-	if err != nil {
-		return "", nil, err
-	}
-	cleanup := func() { os.Remove(f.Name()) }
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		cleanup()
-		return "", nil, err
-	}
-	if err := f.Close(); err != nil {
-		cleanup()
-		return "", nil, err
-	}
-	return f.Name(), cleanup, nil
+	return dict, instance, nil
 }

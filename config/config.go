@@ -61,23 +61,62 @@ type LoadOptions struct {
 	// Files are the config files (--config, repeatable), merged in order: mappings merge deeply,
 	// a later scalar or list replaces an earlier value. A file's top-level config_paths list pulls
 	// in more files, merged before the file itself (NeMo's rule; see the package doc). Relative
-	// paths, here and in config_paths, are resolved against WorkDir.
+	// paths, here and in config_paths, are resolved against WorkDir. With Dict set, Files are
+	// merged after it, each by itself: config_paths is not followed.
 	Files []string
-	// Overrides are command-line overrides applied after the files and env.yaml, in order:
-	// "a.b.c=value", "+a.b.c=value" or "++a.b.c=value" (NeMo/Hydra spellings, all meaning "set,
-	// creating the path"). The value is read as a YAML scalar or flow value: 9000, true, null,
-	// [a, b], {k: v}, "quoted", an empty value is "". A mapping value merges into the mapping
-	// already there.
+	// Dict, when not nil, is a whole configuration that is already merged, as YAML bytes: what
+	// NeMo's launcher (gym env start) hands every server process it starts in the environment
+	// variable NEMO_GYM_CONFIG_DICT (OmegaConf's YAML of every --config file, include and
+	// override, with a host and port written into every server block, interpolations left
+	// unresolved). It is the first layer of the merge; Files, if any, and Overrides come after
+	// it. With Dict set nothing else is read from the file system: config_paths is never
+	// followed (not the dict's, which lists the launcher's own --config paths relative to the
+	// launcher's working directory, nor that of Files or an override; it stays in the tree as a
+	// plain value), and env.yaml is not read (the launcher already merged its own). Relative
+	// paths of [Path] fields set in the dict resolve against WorkDir, which NeMo's launcher sets
+	// to the server's folder. Keys and values are read as in a config file; the dict's problems
+	// name it as a file, DictName:<line>. nil: no dict (a non-nil empty Dict is an empty
+	// configuration). Load only reads Dict and keeps no reference to it.
+	Dict []byte
+	// DictName names Dict in problems and in [Config.Files], where a file's path would stand:
+	// "NEMO_GYM_CONFIG_DICT:12: w.resources_servers.w.port: ...". "" means
+	// "NEMO_GYM_CONFIG_DICT". Not used without Dict.
+	DictName string
+	// Instance, when not "", is the name (the top-level key) of the one resources-server
+	// instance to load: NeMo's launcher names it in NEMO_GYM_CONFIG_PATH. Load then discovers,
+	// validates and returns only that instance ([Config.Instances] holds it alone). Every other
+	// top-level block (other instances, of gymkit's types or of types gymkit does not know such
+	// as a Python server's, agents, models) and every other top-level value is neither served
+	// nor validated, and no Info line is logged about it, but all stay in the merged tree, so
+	// that the instance's ${...} interpolations resolve against them (${data_dir},
+	// ${other_instance.resources_servers.type.domain}) and [Config.Lookup] reads them; the
+	// ports configured on them are not picked by [Config.AssignPorts]. The top-level settings
+	// gymkit reads (default_host, use_absolute_ip, port_range_low, port_range_high,
+	// disallowed_ports, head_server.port) are read and checked as usual, and so is a
+	// top-level key set on the command line (an override port=8000 is still refused). A name
+	// that is no resources-server instance of the configuration is one problem, naming the
+	// instances there and the closest one. "" loads every instance.
+	Instance string
+	// Overrides are command-line overrides applied after the files, env.yaml and Dict, in
+	// order: "a.b.c=value", "+a.b.c=value" or "++a.b.c=value" (NeMo/Hydra spellings, all
+	// meaning "set, creating the path"). The value is read as a YAML scalar or flow value: 9000,
+	// true, null, [a, b], {k: v}, "quoted", an empty value is "". A mapping value merges into
+	// the mapping already there.
 	Overrides []string
-	// WorkDir is where env.yaml is looked up and relative paths are resolved; "" means the
-	// process's working directory.
+	// WorkDir is where env.yaml is looked up and the base of relative paths: of Files and
+	// config_paths, and of the [Path] values set in Dict, in an override or in a file outside a
+	// server folder (see [Path]); "" means the process's working directory. A relative WorkDir
+	// is made absolute against the process's working directory.
 	WorkDir string
 	// LookupEnv reads environment variables for ${oc.env:...}; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
-	// Logger receives an Info line for every agent or model block that is skipped, and Debug
-	// lines about the files loaded; nil means slog.Default().
+	// Logger receives an Info line for every agent or model block that is skipped (Debug with
+	// Instance set), and Debug lines about the files loaded; nil means slog.Default().
 	Logger *slog.Logger
 }
+
+// defaultDictName is LoadOptions.DictName's default: the variable NeMo's launcher sets.
+const defaultDictName = "NEMO_GYM_CONFIG_DICT"
 
 // Config is a merged, validated configuration. Its methods are safe for concurrent use.
 type Config struct {
@@ -91,8 +130,9 @@ type Config struct {
 	avoid             []int // disallowed_ports, the head server's port, ports of skipped blocks
 }
 
-// Load reads the files, env.yaml and the overrides, merges them, resolves and validates every
-// resources-server instance, and returns the result. It binds no port and opens no connection
+// Load reads the dict, the files, env.yaml and the overrides (see [LoadOptions]), merges them,
+// resolves and validates every resources-server instance (only LoadOptions.Instance when it is
+// set), and returns the result. It binds no port and opens no connection
 // (except a host name lookup when use_absolute_ip is true).
 //
 // Every problem found is returned at once as [Problems]: files that cannot be read or parsed and
@@ -113,22 +153,37 @@ func Load(opts LoadOptions) (*Config, error) {
 		lookupEnv = os.LookupEnv
 	}
 	workDir := opts.WorkDir
-	if workDir == "" {
+	if workDir == "" || !filepath.IsAbs(workDir) {
 		wd, err := os.Getwd()
 		if err != nil {
 			return nil, fmt.Errorf("config: working directory: %w", err)
 		}
-		workDir = wd
+		workDir = filepath.Join(wd, workDir)
 	}
 
 	// env.yaml and the overrides are read first: they may name more files in config_paths
-	// (NeMo's +config_paths=[...]), which merge after LoadOptions.Files.
-	ld := &loader{workDir: workDir}
-	env, envProblems := ld.loadEnvYAML(filepath.Join(opts.WorkDir, envYAMLName))
+	// (NeMo's +config_paths=[...]), which merge after LoadOptions.Files. With a dict, neither
+	// env.yaml nor any config_paths is read: the dict is the merged configuration.
+	ld := &loader{workDir: workDir, noIncludes: opts.Dict != nil}
+	var dict, env *layer
+	var dictProblems, envProblems []Problem
+	if opts.Dict != nil {
+		name := opts.DictName
+		if name == "" {
+			name = defaultDictName
+		}
+		dict, dictProblems = loadYAMLBytes(name, opts.Dict)
+		if dict != nil {
+			dict.base = workDir
+		}
+	} else {
+		env, envProblems = ld.loadEnvYAML(filepath.Join(opts.WorkDir, envYAMLName))
+	}
 	over, overProblems := loadOverrides(opts.Overrides)
+	over.base = workDir
 	roots := slices.Clone(opts.Files)
 	for _, l := range []*layer{over, env} {
-		if l != nil && l.ko.Exists(keyConfigPaths) {
+		if opts.Dict == nil && l != nil && l.ko.Exists(keyConfigPaths) {
 			paths, ps := configPaths(l)
 			overProblems = append(overProblems, ps...)
 			roots = append(roots, paths...)
@@ -136,10 +191,11 @@ func Load(opts LoadOptions) (*Config, error) {
 		}
 	}
 	layers := ld.loadFiles(roots)
-	if len(ld.problems) == 0 && len(envProblems) == 0 && len(overProblems) == 0 {
+	layers = append([]*layer{dict}, layers...)
+	if len(ld.problems) == 0 && len(dictProblems) == 0 && len(envProblems) == 0 && len(overProblems) == 0 {
 		overProblems = overrideInstanceProblems(opts.Overrides, append(slices.Clone(layers), env))
 	}
-	if loadProblems := slices.Concat(ld.problems, envProblems, overProblems); len(loadProblems) > 0 {
+	if loadProblems := slices.Concat(dictProblems, ld.problems, envProblems, overProblems); len(loadProblems) > 0 {
 		return nil, Problems(loadProblems)
 	}
 
@@ -156,7 +212,7 @@ func Load(opts LoadOptions) (*Config, error) {
 		if err := merged.Merge(l.ko); err != nil {
 			return nil, fmt.Errorf("config: merging %s: %w", l.name, err)
 		}
-		c.src.record("", l.ko.Raw(), l.name, l.lines)
+		c.src.record("", l.ko.Raw(), l)
 	}
 	logger.Debug("config: loaded", "files", c.files, "overrides", len(opts.Overrides))
 	tree := merged.Raw()
@@ -164,7 +220,11 @@ func Load(opts LoadOptions) (*Config, error) {
 
 	var ps Problems
 	defaultHost := c.readSettings(&ps)
-	ps = append(ps, c.discover(tree, defaultHost, logger, lookupEnv)...)
+	if opts.Instance != "" {
+		ps = append(ps, c.discoverOne(tree, opts.Instance, defaultHost, logger, lookupEnv)...)
+	} else {
+		ps = append(ps, c.discover(tree, defaultHost, logger, lookupEnv)...)
+	}
 	if len(c.instances) == 0 && len(ps) == 0 {
 		ps = append(ps, Problem{Message: "no resources server instance in the configuration (a top-level key whose value has a resources_servers mapping)"})
 	}
@@ -346,29 +406,7 @@ func (c *Config) discover(tree map[string]any, defaultHost string, logger *slog.
 			ps = append(ps, c.src.problem(name,
 				fmt.Sprintf("has more than one server type (%s); an instance has exactly one", strings.Join(types, ", ")), ""))
 		default:
-			// A key beside resources_servers (e.g. an override
-			// <instance>.port=8000) would be ignored: say where it belongs.
-			for _, k := range sortedKeys(block) {
-				if k == typeResources {
-					continue
-				}
-				hint := ""
-				if rs, ok := block[typeResources].(map[string]any); ok && len(rs) == 1 && isFrameworkKey(k) {
-					hint = keyPath{name, typeResources, sortedKeys(rs)[0], k}.String()
-				}
-				ps = append(ps, c.src.problem(keyPath{name, k}.String(),
-					"unknown key beside resources_servers: an instance's keys go under resources_servers.<server type>", hint))
-			}
-			inst, ips := c.instance(name, defaultHost)
-			if len(ips) > 0 {
-				sortProblems(ips)
-				ps = append(ps, ips...)
-			}
-			// Kept even with problems (when it got that far), so that a caller
-			// can still Decode its server keys and list every problem at once.
-			if inst.ServerType != "" {
-				c.instances = append(c.instances, inst)
-			}
+			ps = append(ps, c.addInstance(name, block, defaultHost)...)
 		}
 	}
 	for _, k := range instanceLevel {
@@ -388,6 +426,114 @@ func (c *Config) discover(tree map[string]any, defaultHost string, logger *slog.
 		byAddr[addr] = inst.Name
 	}
 	return ps
+}
+
+// addInstance validates the block of instance name (a mapping whose only server type key is
+// resources_servers) and adds the instance to c.instances.
+func (c *Config) addInstance(name string, block map[string]any, defaultHost string) Problems {
+	var ps Problems
+	// A key beside resources_servers (e.g. an override
+	// <instance>.port=8000) would be ignored: say where it belongs.
+	for _, k := range sortedKeys(block) {
+		if k == typeResources {
+			continue
+		}
+		hint := ""
+		if rs, ok := block[typeResources].(map[string]any); ok && len(rs) == 1 && isFrameworkKey(k) {
+			hint = keyPath{name, typeResources, sortedKeys(rs)[0], k}.String()
+		}
+		ps = append(ps, c.src.problem(keyPath{name, k}.String(),
+			"unknown key beside resources_servers: an instance's keys go under resources_servers.<server type>", hint))
+	}
+	inst, ips := c.instance(name, defaultHost)
+	if len(ips) > 0 {
+		sortProblems(ips)
+		ps = append(ps, ips...)
+	}
+	// Kept even with problems (when it got that far), so that a caller
+	// can still Decode its server keys and list every problem at once.
+	if inst.ServerType != "" {
+		c.instances = append(c.instances, inst)
+	}
+	return ps
+}
+
+// discoverOne finds and validates the one instance named only (LoadOptions.Instance). The other
+// top-level keys are left alone, except that the ports configured on other server blocks are
+// avoided, and that a top-level instance key (port, host, metrics.enabled, ...) set on the
+// command line is refused as [Config.discover] refuses it.
+func (c *Config) discoverOne(tree map[string]any, only, defaultHost string, logger *slog.Logger, lookupEnv func(string) (string, bool)) Problems {
+	var ps Problems
+	quiet := newResolver(tree, lookupEnv)
+	var instances, skipped []string // resources-server instances of the tree; other blocks
+	var instanceLevel []string      // top-level port, host, metrics.enabled, ... set on the command line
+	for _, name := range sortedKeys(tree) {
+		if isReserved(name) {
+			continue
+		}
+		block, ok := tree[name].(map[string]any)
+		if c.src.last[name].file == commandLine {
+			switch {
+			case !ok && (instanceOnlyKeys[name] || isInstanceLevelKey(name) && !referenced(tree, name)):
+				instanceLevel = append(instanceLevel, name)
+				continue
+			case ok && isInstanceLevelKey(name) && !hasServerType(block) && !referenced(tree, name):
+				instanceLevel = append(instanceLevel, leafPaths(keyPath{name}, block)...)
+				continue
+			}
+		}
+		if !ok {
+			continue
+		}
+		if _, ok := block[typeResources]; ok {
+			instances = append(instances, name)
+		}
+		if name == only {
+			continue
+		}
+		for _, t := range serverTypeKeys {
+			if _, ok := block[t]; ok {
+				skipped = append(skipped, name)
+				c.avoid = append(c.avoid, skippedPorts(quiet, keyPath{name, t})...)
+			}
+		}
+	}
+	block, _ := tree[only].(map[string]any)
+	var types []string
+	for _, t := range serverTypeKeys {
+		if _, ok := block[t]; ok {
+			types = append(types, t)
+		}
+	}
+	switch {
+	case !slices.Contains(instances, only):
+		list := "none"
+		if len(instances) > 0 {
+			list = strings.Join(instances, ", ")
+		}
+		ps = append(ps, Problem{File: c.firstFile(), Key: only,
+			Message:    "no such resources-server instance to serve (a top-level key whose value has a resources_servers mapping); the instances of the configuration: " + list,
+			Suggestion: suggest(only, instances)})
+	case len(types) > 1:
+		ps = append(ps, c.src.problem(only,
+			fmt.Sprintf("has more than one server type (%s); an instance has exactly one", strings.Join(types, ", ")), ""))
+	default:
+		logger.Debug("config: loading one instance; the other blocks are kept for interpolation only", "instance", only, "others", skipped)
+		ps = append(ps, c.addInstance(only, block, defaultHost)...)
+	}
+	for _, k := range instanceLevel {
+		ps = append(ps, c.instanceKeyProblem(k))
+	}
+	return ps
+}
+
+// firstFile is the first layer merged (the dict, or the first file), for a problem about the
+// whole configuration; "" when there is none.
+func (c *Config) firstFile() string {
+	if len(c.files) == 0 {
+		return ""
+	}
+	return c.files[0]
 }
 
 // instanceOnlyKeys are the instance keys most often given at the top level
@@ -497,8 +643,9 @@ func skippedPorts(quiet *resolver, typePath keyPath) []int {
 	return ports
 }
 
-// Files returns the files that were merged, in merge order (config_paths includes before the
-// file that pulled them in, env.yaml last), as named in problems.
+// Files returns the files that were merged, in merge order (LoadOptions.DictName first when
+// there is a dict, config_paths includes before the file that pulled them in, env.yaml last),
+// as named in problems. The overrides are not listed.
 func (c *Config) Files() []string {
 	return slices.Clone(c.files)
 }

@@ -21,8 +21,23 @@ import (
 // exactly (case-sensitive); untagged fields are not configuration. Embedded structs are
 // flattened (framework.Base adds no keys); nested structs, maps and lists address their entries
 // as "a.b", "m.key" and "list[0]". A field tagged `koanf:",remain"` (a map) takes every key the
-// struct does not declare. Fields whose key is absent or null keep the value they had in dst, so
-// set defaults before calling Decode.
+// struct does not declare.
+//
+// Absent and null differ, as a missing field and None do for NeMo's pydantic server configs. A
+// field whose key is absent keeps the value it had in dst, so set defaults (in the server's
+// factory) before calling Decode. A key set to null (null or ~ in YAML, key=null on the command
+// line, a ${...} that resolves to null) sets its field to the zero value of its type: nil for a
+// pointer, slice, map or interface, 0, "" or false for a scalar, the zero value of every field
+// of a nested struct. So a field
+//
+//	JudgeEndpointMaxConcurrency *int `koanf:"judge_endpoint_max_concurrency"` // the factory sets it to a pointer to 64
+//
+// keeps 64 when the key is absent and is nil ("no limit") with judge_endpoint_max_concurrency:
+// null. This holds at every depth: in a nested struct given as a mapping, and in the items of a
+// list (an item of a map is built afresh, so a null there is the zero value anyway). A later
+// layer's null replaces an earlier value before Decode sees it (see the package doc's merge
+// order). The framework's own keys (domain, port, session, mcp, tool_timeout, ...) keep their
+// rule: null there means the default (see [Instance]).
 //
 // Values are converted the way pydantic's lax mode does for NeMo's server configs: integers from
 // integral floats and numeric strings ("8080"), floats from integers and numeric strings, bools
@@ -35,10 +50,12 @@ import (
 // holds in nested structs too, when their mapping is present.
 //
 // Framework keys (see [Instance]) are skipped unless the struct declares them too. A field of
-// type [Path] (also in nested structs, lists and maps) that holds a relative path is resolved
-// against the directory of the config file that set it (the working directory, for an
-// override on the command line), so that one config serves `gymkit serve` from the repository
-// root and `go test` from the package directory; a plain string is left as written.
+// type [Path] (also in nested structs, lists and maps) that holds a relative path is made
+// absolute against its server folder: the folder holding configs/ when the file that set the
+// key is <folder>/configs/<name>.yaml, else the working directory (LoadOptions.WorkDir; also
+// for the dict and the command line), so that one config serves gymkit serve from any folder,
+// NeMo's launcher and go test in the server's package folder alike (see [Path]); a plain
+// string is left as written.
 //
 // The error is [Problems] listing every unknown key (with the closest key of that struct, or of
 // the framework at the top level, as the suggestion) and every value of the wrong type, each with
@@ -68,10 +85,93 @@ func (inst Instance) Decode(dst any) error {
 		ps = append(ps, inst.src.problem(joinKey(prefix, dp.name), dp.msg, ""))
 	}
 	if len(ps) == 0 {
+		applyNulls(data, rv.Elem())
 		inst.resolvePaths(prefix, rv.Elem())
 	}
 	sortProblems(ps)
 	return ps.err()
+}
+
+// applyNulls sets to its zero value every field of the struct v (a pointer to one is followed)
+// whose key data holds with the value null, and does the same in the nested structs and list
+// items data gives as mappings. decodeStrict leaves such fields as they were.
+func applyNulls(data any, v reflect.Value) {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	switch x := data.(type) {
+	case map[string]any:
+		if v.Kind() != reflect.Struct || opaque(v.Type()) {
+			return
+		}
+		fields := fieldValues(v)
+		for k, val := range x {
+			f, ok := fields[k]
+			switch {
+			case !ok || !f.CanSet():
+			case val == nil:
+				f.Set(reflect.Zero(f.Type()))
+			default:
+				applyNulls(val, f)
+			}
+		}
+	case []any:
+		if v.Kind() != reflect.Slice && v.Kind() != reflect.Array {
+			return
+		}
+		for i, item := range x {
+			if i >= v.Len() {
+				return
+			}
+			switch f := v.Index(i); {
+			case item == nil && f.CanSet():
+				f.Set(reflect.Zero(f.Type()))
+			case item != nil:
+				applyNulls(item, f)
+			}
+		}
+	}
+}
+
+// fieldValues maps each key of the struct value v to its field, as structFields names them
+// (embedded and squashed structs flattened; a nil embedded pointer is skipped).
+func fieldValues(v reflect.Value) map[string]reflect.Value {
+	out := map[string]reflect.Value{}
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("koanf")
+			name, opts, _ := strings.Cut(tag, ",")
+			optList := strings.Split(opts, ",")
+			if (f.Anonymous && f.Type.Kind() == reflect.Struct) || slices.Contains(optList, "squash") {
+				fv := v.Field(i)
+				if fv.Kind() == reflect.Pointer {
+					if fv.IsNil() {
+						continue
+					}
+					fv = fv.Elem()
+				}
+				if fv.Kind() == reflect.Struct {
+					walk(fv)
+				}
+				continue
+			}
+			if slices.Contains(optList, "remain") || tag == "" || !f.IsExported() || name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			out[name] = v.Field(i)
+		}
+	}
+	walk(v)
+	return out
 }
 
 // unknownKeys reports every key of data that the type t does not declare.

@@ -38,8 +38,13 @@
 // is refused with the full key suggested when there is one instance: they belong to one instance.
 // A framework-named top-level value that an interpolation reads (mcp: true and ${mcp}) is allowed.
 //
-// A server's own keys are its struct's koanf-tagged fields ([Instance.Decode]); a field tagged
-// required:"true" must be set, and a [Path] field resolves against its config file's directory.
+// A server's own keys are its struct's koanf-tagged fields ([Instance.Decode]). There a key set
+// to null is pydantic's None, not the default: the field gets its zero value (nil for a
+// pointer, slice, map or interface), while an absent key keeps the factory's default; for the
+// framework's keys null means the default. A field tagged required:"true" must be set, and a
+// relative [Path] value resolves against its server folder: the folder holding configs/ for a
+// value set in <folder>/configs/<name>.yaml, the working directory (LoadOptions.WorkDir) for one
+// set anywhere else (another file, env.yaml, the dict, the command line).
 //
 // # Merge order
 //
@@ -54,6 +59,23 @@
 //  3. LoadOptions.Overrides, in order.
 //
 // Mappings merge deeply; a scalar or list replaces what was there; null replaces too.
+//
+// # Under NeMo's launcher
+//
+// NeMo Gym's launcher (gym env start) hands each server process the whole merged configuration
+// as YAML in NEMO_GYM_CONFIG_DICT, and the name of the instance to serve in
+// NEMO_GYM_CONFIG_PATH. [LoadOptions].Dict takes the former for what it is, the merged
+// configuration: it is the first layer, nothing else is read from the file system (no
+// config_paths, no env.yaml; LoadOptions.Files and Overrides still merge after it), and its
+// problems name it like a file (NEMO_GYM_CONFIG_DICT:12: key: message). [LoadOptions].Instance
+// takes the latter: only that instance is discovered, validated and returned, while every
+// other block (other instances, Python servers of types gymkit does not know, agents, models,
+// global values) stays in the tree for the instance's interpolations and [Config.Lookup].
+//
+//	cfg, err := config.Load(config.LoadOptions{
+//		Dict:     []byte(os.Getenv("NEMO_GYM_CONFIG_DICT")),
+//		Instance: os.Getenv("NEMO_GYM_CONFIG_PATH"),
+//	})
 //
 // # Interpolation
 //

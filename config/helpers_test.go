@@ -132,3 +132,11 @@ func server(name string, extra ...string) string {
 
 // syncBuffer is a bytes.Buffer safe for concurrent use.
 type syncBuffer = syncbuf.Buffer
+
+// want fails the test when got, the value at key, is not wantValue.
+func want(t *testing.T, key, got, wantValue string) {
+	t.Helper()
+	if got != wantValue {
+		t.Errorf("%s = %q, want %q", key, got, wantValue)
+	}
+}

@@ -90,7 +90,9 @@ func isFrameworkKey(k string) bool {
 // tool_timeouts, max_json_depth, max_json_elements, max_inflight_body_bytes, mask_internal_errors, mcp (a mapping of
 // tools, server_info and coerce_json_strings, see [MCPConfig]), auth (bearer authentication, see
 // [AuthConfig]), cors (see [CORSConfig]), metrics (see [MetricsConfig]), and NeMo's metadata
-// verified, description, value, datasets, allowed_agents and allowed_model_types (any value). Every other key belongs to the server.
+// verified, description, value, datasets, allowed_agents and allowed_model_types (any value).
+// For these keys null means the default, as if absent. Every other key belongs to the server
+// ([Instance.Decode]), where null is pydantic's None: the field's zero value, not its default.
 type Instance struct {
 	// Name is the top-level key: the MCP server_name, the session cookie suffix, the log field.
 	Name string

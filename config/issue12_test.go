@@ -1,7 +1,6 @@
 package config
 
 import (
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,79 +62,6 @@ func TestRequiredConfigKeys(t *testing.T) {
 				t.Errorf("problems at %v, want %v\n%v", got, tt.want, ps)
 			}
 		})
-	}
-}
-
-type pathEnv struct {
-	DataFile Path            `koanf:"data_file"`
-	Plain    string          `koanf:"plain"`
-	More     []Path          `koanf:"more"`
-	ByName   map[string]Path `koanf:"by_name"`
-	Nested   struct {
-		Dir Path `koanf:"dir"`
-	} `koanf:"nested"`
-}
-
-func TestPathResolvesAgainstTheConfigFile(t *testing.T) {
-	t.Parallel()
-	dir := writeDir(t, map[string]string{
-		"servers/w/configs/w.yaml": server("w", "data_file: ../data/tasks.jsonl", "plain: ../data/x", "more: [a.txt, /abs/b.txt, '']",
-			"by_name: {k: sub/k.txt}", "nested:", "  dir: .", "env_file: ${oc.env:DATA}"),
-		"other.yaml": "w:\n  resources_servers:\n    w:\n      nested:\n        dir: here\n",
-	})
-	cfgDir := filepath.Join(dir, "servers", "w", "configs")
-	type envFile struct {
-		pathEnv `koanf:",squash"`
-		EnvFile Path `koanf:"env_file"`
-	}
-	tests := []struct {
-		name  string
-		files []string
-		over  []string
-		wd    string // LoadOptions.WorkDir, relative to dir
-		check func(t *testing.T, e envFile)
-	}{
-		{"from the repository root", []string{"servers/w/configs/w.yaml"}, nil, ".", func(t *testing.T, e envFile) {
-			want(t, "data_file", string(e.DataFile), filepath.Join(dir, "servers/w/data/tasks.jsonl"))
-			want(t, "plain", e.Plain, "../data/x")
-			want(t, "more[0]", string(e.More[0]), filepath.Join(cfgDir, "a.txt"))
-			want(t, "more[1]", string(e.More[1]), "/abs/b.txt")
-			want(t, "more[2]", string(e.More[2]), "")
-			want(t, "by_name.k", string(e.ByName["k"]), filepath.Join(cfgDir, "sub/k.txt"))
-			want(t, "nested.dir", string(e.Nested.Dir), cfgDir)
-			want(t, "env_file", string(e.EnvFile), filepath.Join(cfgDir, "from-env.txt"))
-		}},
-		{"from the package directory", []string{"configs/w.yaml"}, nil, "servers/w", func(t *testing.T, e envFile) {
-			want(t, "data_file", string(e.DataFile), filepath.Join(dir, "servers/w/data/tasks.jsonl"))
-		}},
-		{"a later file's value, its own directory", []string{"servers/w/configs/w.yaml", "other.yaml"}, nil, ".", func(t *testing.T, e envFile) {
-			want(t, "nested.dir", string(e.Nested.Dir), filepath.Join(dir, "here"))
-			want(t, "data_file", string(e.DataFile), filepath.Join(dir, "servers/w/data/tasks.jsonl"))
-		}},
-		{"an override, the working directory", []string{"w/configs/w.yaml"}, []string{"w.resources_servers.w.data_file=mine.jsonl"}, "servers", func(t *testing.T, e envFile) {
-			want(t, "data_file", string(e.DataFile), filepath.Join(dir, "servers/mine.jsonl"))
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			o := opts(filepath.Join(dir, tt.wd), tt.files, tt.over...)
-			o.LookupEnv = envMap(map[string]string{"DATA": "from-env.txt"})
-			c := mustLoad(t, o)
-			inst, _ := c.Instance("w")
-			var e envFile
-			if err := inst.Decode(&e); err != nil {
-				t.Fatal(err)
-			}
-			tt.check(t, e)
-		})
-	}
-}
-
-func want(t *testing.T, key, got, want string) {
-	t.Helper()
-	if got != want {
-		t.Errorf("%s = %q, want %q", key, got, want)
 	}
 }
 

@@ -19,11 +19,14 @@ import (
 // commandLine is the File of problems and origins that come from LoadOptions.Overrides.
 const commandLine = "command line"
 
-// layer is one source of the merge: a file, env.yaml or the overrides.
+// layer is one source of the merge: a file, env.yaml, the dict or the overrides.
 type layer struct {
 	name  string         // as shown in problems
 	ko    *koanf.Koanf   // its own tree
 	lines map[string]int // display key path -> line, nil for the overrides
+	// base is the absolute directory that relative [Path] values set in this layer resolve
+	// against: the server folder of a file in a configs/ folder, else LoadOptions.WorkDir.
+	base string
 }
 
 // yamlParser is a koanf.Parser that also records the line of every key. (koanf's own YAML parser
@@ -143,6 +146,25 @@ func loadYAMLFile(name, path string) (*layer, []Problem) {
 	return &layer{name: name, ko: ko, lines: p.lines}, nil
 }
 
+// bytesProvider is a koanf.Provider of YAML bytes held in memory (LoadOptions.Dict).
+type bytesProvider []byte
+
+func (b bytesProvider) ReadBytes() ([]byte, error) { return b, nil }
+
+func (b bytesProvider) Read() (map[string]any, error) {
+	return nil, errors.New("bytesProvider: Read is not supported; use ReadBytes with a parser")
+}
+
+// loadYAMLBytes parses YAML bytes (LoadOptions.Dict) into their own layer, named name in problems.
+func loadYAMLBytes(name string, b []byte) (*layer, []Problem) {
+	ko := koanf.New(".")
+	p := &yamlParser{}
+	if err := ko.Load(bytesProvider(b), p); err != nil {
+		return nil, readProblems(name, err)
+	}
+	return &layer{name: name, ko: ko, lines: p.lines}, nil
+}
+
 // configPaths reads a layer's config_paths list (nil when absent).
 func configPaths(l *layer) ([]string, []Problem) {
 	v := l.ko.Get(keyConfigPaths)
@@ -227,8 +249,9 @@ func parseValue(raw string) (any, error) {
 
 // loader builds the merged tree from the files, config_paths, env.yaml and the overrides.
 type loader struct {
-	workDir  string
-	problems []Problem
+	workDir    string // absolute
+	noIncludes bool   // config_paths is not followed (LoadOptions.Dict)
+	problems   []Problem
 }
 
 func (l *loader) abs(path string) string {
@@ -238,13 +261,27 @@ func (l *loader) abs(path string) string {
 	return filepath.Join(l.workDir, path)
 }
 
+// serverFolder is the base of the relative [Path] values set in the file at abs (an absolute
+// path): the folder holding configs/ when the file is <folder>/configs/<name>, else the
+// working directory.
+func (l *loader) serverFolder(abs string) string {
+	if dir := filepath.Dir(abs); filepath.Base(dir) == "configs" {
+		return filepath.Dir(dir)
+	}
+	return l.workDir
+}
+
 // loadEnvYAML loads env.yaml from the working directory; nil when there is none.
 func (l *loader) loadEnvYAML(display string) (*layer, []Problem) {
 	path := l.abs(envYAMLName)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	return loadYAMLFile(display, path)
+	lay, ps := loadYAMLFile(display, path)
+	if lay != nil {
+		lay.base = l.serverFolder(path)
+	}
+	return lay, ps
 }
 
 // loadOverrides builds the overrides layer, applying them in order.
@@ -296,7 +333,11 @@ func (l *loader) loadFiles(roots []string) []*layer {
 		if lay == nil {
 			continue
 		}
+		lay.base = l.serverFolder(l.abs(entries[i].name))
 		entries[i].layer = lay
+		if l.noIncludes {
+			continue
+		}
 		includes, ps := configPaths(lay)
 		l.problems = append(l.problems, ps...)
 		for _, inc := range includes {

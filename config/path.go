@@ -6,26 +6,43 @@ import (
 	"reflect"
 )
 
-// Path is a file system path read from a config file: a relative path is resolved against the
-// directory of the config file that set it ([Instance.Decode]), so that
+// Path is a file system path read from the configuration. [Instance.Decode] makes a relative
+// Path absolute (and cleans it, filepath.Join) against its server folder, by one rule for every
+// way gymkit is run:
+//
+//   - set in a config file <folder>/configs/<name> (a file directly inside a folder named
+//     configs, as every environment's servers/<type>/configs/<type>.yaml): against <folder>,
+//     the server folder;
+//   - set in any other config file, in env.yaml, in LoadOptions.Dict (NeMo's
+//     NEMO_GYM_CONFIG_DICT, under gymkit serve --nemo) or on the command line
+//     (my_env.resources_servers.my_env.data_file=x): against LoadOptions.WorkDir, the working
+//     directory unless a caller says otherwise. NeMo's launcher starts every server in its
+//     server folder, and go test runs a package's tests in the package's folder, which for an
+//     environment is servers/<type>/, its server folder.
+//
+// So with
 //
 //	# servers/my_env/configs/my_env.yaml
 //	my_env:
 //	  resources_servers:
 //	    my_env:
 //	      domain: other
-//	      data_file: ../data/tasks.jsonl   # servers/my_env/data/tasks.jsonl
+//	      data_file: data/tasks.jsonl   # servers/my_env/data/tasks.jsonl
 //
-// with a field
+// and a field
 //
 //	DataFile config.Path `koanf:"data_file"`
 //
-// names the same file whether the config is loaded by `gymkit serve` from the repository root
-// or by a test from its package directory. A value given on the command line
-// (my_env.resources_servers.my_env.data_file=x) is resolved against LoadOptions.WorkDir; an
-// absolute path, "" and a value that came from ${oc.env:...} in a file are handled alike (the
-// file's directory). The result is cleaned (filepath.Join). A plain string field is never
-// resolved.
+// data/tasks.jsonl names servers/my_env/data/tasks.jsonl under gymkit serve (rollout, check,
+// ...) --config servers/my_env/configs/my_env.yaml from the repository root or from any other
+// folder, under gymkit serve --nemo started by NeMo's launcher in the server folder, and in the
+// package's tests (server/servertest's Options.Config resolves against the working directory,
+// the package folder). The file that set the key decides, also when the value comes from an
+// interpolation (data_file: ${data_dir}/tasks.jsonl, ${oc.env:DATA}): the value is resolved
+// against the base of the file holding the data_file line, wherever data_dir is defined. The
+// environment variable OLDPWD (the folder NeMo's launcher was started in) is never used. An
+// absolute path and "" are kept as they are; a plain string field is never resolved. Paths are
+// resolved in nested structs, lists and map[string]Path values too.
 type Path string
 
 // String returns the path as a string.
@@ -33,27 +50,21 @@ func (p Path) String() string { return string(p) }
 
 var pathType = reflect.TypeFor[Path]()
 
-// baseDir returns the directory relative paths set at key are resolved against: the directory
-// of the file that set it (made absolute against the working directory), or the working
-// directory for an override.
+// baseDir returns the directory relative Path values set at key are resolved against: the base
+// of the layer that set it (the server folder of a file in a configs/ folder, else the working
+// directory), or the working directory when that is unknown; "" for an Instance built by hand.
 func (s *sources) baseDir(key string) string {
-	var wd string
-	var file string
-	if s != nil {
-		wd, file = s.workDir, s.of(key).file
+	if s == nil {
+		return ""
 	}
-	if file == "" || file == commandLine {
-		return wd
+	if o := s.of(key); o.base != "" {
+		return o.base
 	}
-	dir := filepath.Dir(file)
-	if !filepath.IsAbs(dir) && wd != "" {
-		dir = filepath.Join(wd, dir)
-	}
-	return dir
+	return s.workDir
 }
 
 // resolvePaths makes every relative Path in v (the decoded struct, at display key prefix)
-// absolute against its file's directory.
+// absolute against its base directory (see [Path]).
 func (inst Instance) resolvePaths(key string, v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:

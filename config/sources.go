@@ -84,6 +84,7 @@ func parseKey(key string) (keyPath, error) {
 type origin struct {
 	file string
 	line int
+	base string // the layer's base of relative Path values (layer.base)
 }
 
 // sources remembers, for every key path of every layer, which layer set it first and last.
@@ -99,10 +100,9 @@ func newSources() *sources {
 	return &sources{last: map[string]origin{}, first: map[string]origin{}}
 }
 
-// record notes that file set every key under prefix in value; lines maps display paths of that
-// file to line numbers (nil for overrides).
-func (s *sources) record(prefix string, value any, file string, lines map[string]int) {
-	o := origin{file: file, line: lines[prefix]}
+// record notes that layer l set every key under prefix in value.
+func (s *sources) record(prefix string, value any, l *layer) {
+	o := origin{file: l.name, line: l.lines[prefix], base: l.base}
 	if prefix != "" {
 		s.last[prefix] = o
 		if _, ok := s.first[prefix]; !ok {
@@ -112,11 +112,11 @@ func (s *sources) record(prefix string, value any, file string, lines map[string
 	switch v := value.(type) {
 	case map[string]any:
 		for k, child := range v {
-			s.record(joinKey(prefix, k), child, file, lines)
+			s.record(joinKey(prefix, k), child, l)
 		}
 	case []any:
 		for i, child := range v {
-			s.record(fmt.Sprintf("%s[%d]", prefix, i), child, file, lines)
+			s.record(fmt.Sprintf("%s[%d]", prefix, i), child, l)
 		}
 	}
 }

@@ -44,16 +44,12 @@ func start(t *testing.T, opts rollout.EmbedOptions) *rollout.Embedded {
 }
 
 // Acceptance: the five ground-truth rows of NeMo Gym's workplace_assistant
-// example data score 1.0 through both doors of an in-process instance.
+// example data score 1.0 through both doors of an in-process instance. The
+// shipped config serves as it is from a temporary working directory: its
+// relative data_dir and tools_file resolve against its server folder.
 func TestWorkplaceGroundTruthBothDoors(t *testing.T) {
 	t.Parallel()
-	e := start(t, rollout.EmbedOptions{
-		Files: []string{configPath(t, "workplace_assistant")},
-		Overrides: []string{
-			"workplace_assistant.resources_servers.workplace_assistant.data_dir=" + sharedData(t, "workplace_assistant/csv_data"),
-			"workplace_assistant.resources_servers.workplace_assistant.tools_file=" + sharedData(t, "workplace_assistant/tools.json"),
-		},
-	})
+	e := start(t, rollout.EmbedOptions{Files: []string{configPath(t, "workplace_assistant")}})
 	for _, door := range []rollout.Door{rollout.DoorHTTP, rollout.DoorMCP} {
 		t.Run(string(door), func(t *testing.T) {
 			t.Parallel()

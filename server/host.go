@@ -53,6 +53,19 @@ type Options struct {
 	// WorkDir is where env.yaml is looked up and relative paths are resolved;
 	// "" means the process's working directory.
 	WorkDir string
+	// Dict, when not nil, is the whole merged configuration as YAML, as NeMo's
+	// launcher hands it in NEMO_GYM_CONFIG_DICT (gymkit serve --nemo): the
+	// first layer, with no config_paths and no env.yaml read; DictName names
+	// it in problems ("" means "NEMO_GYM_CONFIG_DICT"). See
+	// config.LoadOptions.Dict.
+	Dict     []byte
+	DictName string
+	// Instance, when not "", is the one instance to build and serve (NeMo's
+	// NEMO_GYM_CONFIG_PATH); the configuration's other blocks are neither
+	// built nor validated, and a name that is no instance is a
+	// config.Problems error. "" serves every instance. See
+	// config.LoadOptions.Instance.
+	Instance string
 	// LookupEnv reads environment variables for ${oc.env:...}; nil means
 	// os.LookupEnv.
 	LookupEnv func(string) (string, bool)
@@ -109,7 +122,7 @@ type Host struct {
 //
 // The steps, each finishing for every instance before the next begins:
 //
-//  1. config.Load: the files, env.yaml and the overrides.
+//  1. config.Load: the dict, the files, env.yaml and the overrides.
 //  2. For each instance: framework.Lookup(server type), a fresh server value
 //     from the factory, and config.Instance.Decode of its own keys into it.
 //  3. Config.AssignPorts: a free port for every instance without one; the
@@ -132,6 +145,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	}
 	cfg, err := config.Load(config.LoadOptions{
 		Files: opts.Files, Overrides: opts.Overrides, WorkDir: opts.WorkDir,
+		Dict: opts.Dict, DictName: opts.DictName, Instance: opts.Instance,
 		LookupEnv: opts.LookupEnv, Logger: log,
 	})
 	var problems config.Problems

@@ -36,8 +36,8 @@ func newWorkplace(t *testing.T) *workplace.Workplace {
 		t.Skipf("shared workplace data missing: %v", err)
 	}
 	s := workplace.New()
-	s.DataDir = filepath.Join(data, "csv_data")
-	s.ToolsFile = filepath.Join(data, "tools.json")
+	s.DataDir = config.Path(filepath.Join(data, "csv_data"))
+	s.ToolsFile = config.Path(filepath.Join(data, "tools.json"))
 	return s
 }
 

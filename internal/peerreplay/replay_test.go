@@ -195,15 +195,10 @@ func startHost(t *testing.T, sc scenario, redisURL string) string {
 	if !ok {
 		t.Fatalf("peer variant %q has no config in variants", variant)
 	}
+	// The shipped configs serve as they are: workplace's relative data_dir
+	// and tools_file resolve against its server folder
+	// (servers/workplace_assistant/), whatever the working directory.
 	overrides := slices.Clone(v.overrides)
-	if strings.HasPrefix(variant, "workplace") {
-		// data_dir and tools_file are relative to the process's working
-		// directory, which is this package's under go test.
-		data := filepath.Join(repoRoot(t), "..", "shared", "data", "nemo-gym", "workplace_assistant")
-		overrides = append(overrides,
-			"workplace_assistant.resources_servers.workplace_assistant.data_dir="+filepath.Join(data, "csv_data"),
-			"workplace_assistant.resources_servers.workplace_assistant.tools_file="+filepath.Join(data, "tools.json"))
-	}
 	if redisURL != "" {
 		overrides = append(overrides, redisOverrides(t, sc, redisURL)...)
 	}

@@ -53,7 +53,14 @@ type Options struct {
 	// under resources_servers.<type> in an instance config, e.g.
 	// "max_guesses: 3"). It is decoded strictly into the server value with
 	// the config package, exactly as gymkit serve does; a problem fails the
-	// test. Empty: the server value is used as given.
+	// test, located as "servertest.Options.Config:<line>" (its line plus 4).
+	// A relative config.Path value resolves against the process's working
+	// directory, which under go test is the package's folder: for an
+	// environment, servers/<type>/, the folder its
+	// servers/<type>/configs/<type>.yaml resolves against too, so a
+	// relative path names the same file here as under gymkit serve (see
+	// config.Path). Nothing else is read: no env.yaml, no config_paths.
+	// Empty: the server value is used as given.
 	Config string
 	// Logger receives the instance's logs (each tool call's INFO line,
 	// request errors, recovered panics), as server.InstanceOptions.Logger.
@@ -97,7 +104,9 @@ func New(t testing.TB, srv framework.Server, opts Options) *Server {
 	return &Server{Server: ts, Instance: inst, t: t}
 }
 
-// decodeConfig decodes opts.Config into srv through a real config file.
+// decodeConfig decodes opts.Config into srv as the one instance of a
+// configuration given as config.LoadOptions.Dict, so that relative paths
+// resolve against the working directory and no file is read.
 func decodeConfig(t testing.TB, srv framework.Server, opts Options) {
 	t.Helper()
 	var b strings.Builder
@@ -105,11 +114,8 @@ func decodeConfig(t testing.TB, srv framework.Server, opts Options) {
 	for _, line := range strings.Split(opts.Config, "\n") {
 		b.WriteString("      " + line + "\n")
 	}
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(config.LoadOptions{Files: []string{path}, WorkDir: filepath.Dir(path)})
+	cfg, err := config.Load(config.LoadOptions{Dict: []byte(b.String()), DictName: "servertest.Options.Config", Instance: opts.Name,
+		LookupEnv: os.LookupEnv, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("servertest: %v", err) // config's errors start with "config: "
 	}

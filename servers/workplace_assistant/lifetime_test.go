@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server/servertest"
 )
@@ -37,8 +38,8 @@ func lifetimeServer(t *testing.T, configure func(*Workplace)) (*servertest.Serve
 	clock := &fakeClock{}
 	clock.ns.Store(time.Date(2023, 11, 30, 23, 59, 0, 0, time.UTC).UnixNano())
 	s := New()
-	s.DataDir = filepath.Join(dataDir(t), "csv_data")
-	s.ToolsFile = filepath.Join(dataDir(t), "tools.json")
+	s.DataDir = config.Path(filepath.Join(dataDir(t), "csv_data"))
+	s.ToolsFile = config.Path(filepath.Join(dataDir(t), "tools.json"))
 	s.now = clock.now
 	if configure != nil {
 		configure(s)

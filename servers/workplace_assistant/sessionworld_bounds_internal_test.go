@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/session"
 )
@@ -21,7 +22,7 @@ func sessionWorkplace(t *testing.T) (*Workplace, context.Context, string) {
 	_, file, _, _ := runtime.Caller(0)
 	data := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "data", "nemo-gym", "workplace_assistant")
 	s := New()
-	s.DataDir, s.ToolsFile = filepath.Join(data, "csv_data"), filepath.Join(data, "tools.json")
+	s.DataDir, s.ToolsFile = config.Path(filepath.Join(data, "csv_data")), config.Path(filepath.Join(data, "tools.json"))
 	s.WorldState = WorldStateSession
 	if err := s.Provision(context.Background()); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/session"
 )
@@ -64,7 +65,7 @@ func TestRetriedCommitCachesTheWorldItCommitted(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	data := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "data", "nemo-gym", "workplace_assistant")
 	s := New()
-	s.DataDir, s.ToolsFile = filepath.Join(data, "csv_data"), filepath.Join(data, "tools.json")
+	s.DataDir, s.ToolsFile = config.Path(filepath.Join(data, "csv_data")), config.Path(filepath.Join(data, "tools.json"))
 	s.WorldState = WorldStateSession
 	if err := s.Provision(context.Background()); err != nil {
 		t.Fatal(err)

@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/session"
 )
@@ -81,11 +82,16 @@ const RetryAfter = 10 * time.Second
 // no call is refused 503, and the store's own limits (Redis maxmemory)
 // bound the logs.
 //
-// Relative paths resolve against the working directory.
+// data_dir and tools_file are config.Path values: relative ones resolve
+// against the server folder, servers/workplace_assistant/ for the shipped
+// configs/workplace_assistant.yaml, and against the working directory when
+// set elsewhere (NEMO_GYM_CONFIG_DICT, the command line; see config.Path).
+// A relative value set in Go, not through the config, resolves against the
+// working directory in Provision.
 type Workplace struct {
 	framework.Base
-	DataDir              string        `koanf:"data_dir"`
-	ToolsFile            string        `koanf:"tools_file"`
+	DataDir              config.Path   `koanf:"data_dir"`
+	ToolsFile            config.Path   `koanf:"tools_file"`
 	WorldMaxIdle         time.Duration `koanf:"world_max_idle"`
 	MaxLiveWorlds        int           `koanf:"max_live_worlds"`
 	MaxWorldBytes        int64         `koanf:"max_world_bytes"`
@@ -127,14 +133,14 @@ func (s *Workplace) Provision(context.Context) error {
 	if s.ToolsFile == "" {
 		return errors.New("tools_file is required: the JSON list of the tool definitions")
 	}
-	dir, err := filepath.Abs(s.DataDir)
+	dir, err := filepath.Abs(string(s.DataDir))
 	if err != nil {
 		return fmt.Errorf("data_dir: %w", err)
 	}
 	if s.data, err = loadDataset(dir); err != nil {
 		return fmt.Errorf("data_dir %s: %w", dir, err)
 	}
-	toolsFile, err := filepath.Abs(s.ToolsFile)
+	toolsFile, err := filepath.Abs(string(s.ToolsFile))
 	if err != nil {
 		return fmt.Errorf("tools_file: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/server/servertest"
 	workplace "github.com/gymkit/gymkit/servers/workplace_assistant"
 )
@@ -30,8 +31,8 @@ func dataPath(t testing.TB, rel string) string {
 // newWorkplace returns a configured, not yet provisioned server.
 func newWorkplace(t testing.TB) *workplace.Workplace {
 	s := workplace.New()
-	s.DataDir = dataPath(t, "csv_data")
-	s.ToolsFile = dataPath(t, "tools.json")
+	s.DataDir = config.Path(dataPath(t, "csv_data"))
+	s.ToolsFile = config.Path(dataPath(t, "tools.json"))
 	return s
 }
 
@@ -213,8 +214,10 @@ func TestDirectoryIsARegexSearch(t *testing.T) {
 	}
 }
 
-// The config keys decode strictly (as gymkit serve does), and relative paths
-// resolve against the working directory (here the package directory).
+// The config keys decode strictly (as gymkit serve does), and a relative
+// data_dir resolves against the working directory, which go test sets to the
+// package folder: the server folder, which the same line in
+// configs/workplace_assistant.yaml resolves against too.
 func TestConfigKeys(t *testing.T) {
 	t.Parallel()
 	s := workplace.New()
@@ -237,7 +240,7 @@ func TestConfigKeys(t *testing.T) {
 		t.Errorf("defaults: max_world_bytes %d, max_live_worlds %d; want 1 GiB and no count limit", d.MaxWorldBytes, d.MaxLiveWorlds)
 	}
 	neg := workplace.New()
-	neg.DataDir, neg.ToolsFile, neg.MaxWorldBytes = dataPath(t, "csv_data"), dataPath(t, "tools.json"), -1
+	neg.DataDir, neg.ToolsFile, neg.MaxWorldBytes = config.Path(dataPath(t, "csv_data")), config.Path(dataPath(t, "tools.json")), -1
 	if err := neg.Provision(context.Background()); err == nil || !strings.Contains(err.Error(), "max_world_bytes") {
 		t.Errorf("negative max_world_bytes: %v", err)
 	}
@@ -262,7 +265,7 @@ func TestProvisionFailsFast(t *testing.T) {
 	}
 	for _, c := range cases {
 		s := workplace.New()
-		s.DataDir, s.ToolsFile = c.dataDir, c.tools
+		s.DataDir, s.ToolsFile = config.Path(c.dataDir), config.Path(c.tools)
 		err := s.Provision(context.Background())
 		if err == nil || !strings.Contains(err.Error(), c.wantErrSubstring) {
 			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.wantErrSubstring)

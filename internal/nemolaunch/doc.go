@@ -16,6 +16,8 @@
 //	capture/root/resources_servers/<type>/data/shared/...   the relative data_dir: data/shared
 //	capture/root/data/shared/...                          the absolute ++data_dir of ways 2 and 4b
 //	capture/root/bin/gymkit                               the binary, built once per test run
+//	capture/root/configs/*.yaml, <folder>/configs/*.yaml  decoys (text that is not YAML) where
+//	<folder>/env.yaml                                     config_paths and env.yaml would be read
 //	capture/elsewhere/                                    the launcher's cwd in ways 2 and 3
 //	peer_venv/bin/python                                  a link to the machine's python3
 //

@@ -30,26 +30,6 @@ import (
 	"github.com/gymkit/gymkit/cli"
 )
 
-// configSidePending says that the config side of serve --nemo is not on this branch: gymkit
-// still re-reads the dict's config_paths (and env.yaml) from the server folder and serves every
-// instance of the config it finds there, where the finished behaviour is to read the dict as the
-// merged config, never config_paths, and to serve only the instance NEMO_GYM_CONFIG_PATH names.
-// While it is true:
-//   - the config files of config_paths are laid out (copied from
-//     ../shared/data/nemo-launcher/configs) where today's gymkit reads them, instead of decoys
-//     that must never be read (text that is not YAML, also as env.yaml in each server folder);
-//   - the launches whose config is five_envs.yaml (ways 1, 2 and 3) are skipped, because that
-//     file brings back my_go_env, a server type gymkit does not know (exit 2);
-//   - that a process listens on its own assigned port only, and prints its own ready line only,
-//     is not asserted (each serves all four instances);
-//   - in the run without data, that the three other environments serve is not asserted (each
-//     loads workplace_assistant too).
-//
-// Everything else (app.py, the environment, GET /, the stop at SIGINT, at Ctrl-C's two SIGINTs,
-// at SIGTERM and at the parent's death, the error naming the missing data) is asserted either
-// way. Set it to false once the config side has landed.
-const configSidePending = true
-
 // shipped maps the instance names of the recorded configs to gymkit's shipped server types.
 var shipped = map[string]string{
 	"example_mcp_weather":                         "example_mcp_weather",
@@ -306,9 +286,6 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
-// usesFiveEnvs says whether the launch's config is five_envs.yaml (with my_go_env).
-func (c capture) usesFiveEnvs() bool { return strings.Contains(c.records[0].Dict, "\nmy_go_env:\n") }
-
 // tree is a temporary folder laid out as the recording's machine was, for one launch.
 type tree struct {
 	root         string            // the temporary folder
@@ -328,7 +305,7 @@ type treeOptions struct {
 }
 
 // newTree lays out the tree of capture c: folders, app.py, requirements.txt, the binary, a
-// python, data, and what config_paths names (see configSidePending).
+// python, data, and decoys where the dict's config_paths and env.yaml would be read.
 func newTree(t *testing.T, c capture, o treeOptions) *tree {
 	t.Helper()
 	root := t.TempDir()
@@ -367,24 +344,15 @@ func newTree(t *testing.T, c capture, o treeOptions) *tree {
 		if o.data {
 			copyWorkplaceData(t, filepath.Join(folder, "data", "shared", "workplace_assistant"))
 		}
+		// gymkit reads neither the dict's config_paths nor env.yaml: decoys stand there.
 		for _, p := range configPaths(dict) {
 			p = tr.placeholders.Replace(p)
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(folder, p) // where a reader resolving against the cwd looks
 			}
-			if configSidePending {
-				b, err := os.ReadFile(filepath.Join(sharedData(t), "nemo-launcher", "configs", filepath.Base(p)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				writeFile(t, p, string(b), 0o644)
-			} else {
-				writeFile(t, p, decoy, 0o644)
-			}
+			writeFile(t, p, decoy, 0o644)
 		}
-		if !configSidePending {
-			writeFile(t, filepath.Join(folder, "env.yaml"), decoy, 0o644)
-		}
+		writeFile(t, filepath.Join(folder, "env.yaml"), decoy, 0o644)
 	}
 	return tr
 }

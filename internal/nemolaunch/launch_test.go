@@ -11,16 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// pendingReason is the skip message of what waits for the config side (configSidePending).
-const pendingReason = "waits for the config side of serve --nemo (configSidePending in harness_test.go): "
 
 // exitBound is how soon a server must exit once told to stop: NeMo's launcher SIGKILLs a server
 // that has not exited 1 s after its SIGINT.
@@ -71,31 +67,19 @@ func sendSignal(t *testing.T, pid int, sig syscall.Signal) {
 //     folder, with exactly the recorded environment;
 //   - GET / on its assigned port answers 200 {"status":"ok"} (any answer is ready for the
 //     launcher);
-//   - it listens on its assigned port only and prints its own ready line only (configSidePending);
+//   - it listens on its assigned port only and prints its own ready line only;
 //   - it exits within 1 s of being stopped, with status 0, having logged the stop's cause and
 //     "stopped" once, and no drain.
 func TestLauncherCaptures(t *testing.T) {
+	t.Parallel()
 	replay(t, captures(t, shipped), treeOptions{data: true})
 }
 
 // replay replays the launches caps as TestLauncherCaptures describes, in trees laid out with o.
 func replay(t *testing.T, caps []capture, o treeOptions) {
 	t.Helper()
-	var runnable []capture
-	for _, c := range caps {
-		if configSidePending && c.usesFiveEnvs() {
-			t.Run(c.name, func(t *testing.T) {
-				t.Skip(pendingReason + "gymkit re-reads config_paths (five_envs.yaml), which brings back my_go_env (a server type gymkit does not know, or, when it does, a port every process wants)")
-			})
-			continue
-		}
-		runnable = append(runnable, c)
-	}
-	if len(runnable) == 0 {
-		t.Fatal("no launch to replay")
-	}
-	for k := range max(len(runnable), len(stopMethods)) {
-		c := runnable[k%len(runnable)]
+	for k := range max(len(caps), len(stopMethods)) {
+		c := caps[k%len(caps)]
 		t.Run(fmt.Sprintf("%s/replay%d", c.name, k), func(t *testing.T) {
 			tr := newTree(t, c, o)
 			servers := tr.startAll(t, c)
@@ -161,14 +145,7 @@ func checkServing(t *testing.T, tr *tree, s *server) {
 func checkOwnInstanceOnly(t *testing.T, tr *tree, s *server) {
 	t.Helper()
 	own := net.JoinHostPort(s.host, strconv.Itoa(s.port))
-	got := listeners(t, s.pid)
-	if !slices.Contains(got, own) {
-		t.Errorf("listens on %v, not on its assigned %s", got, own)
-	}
-	if configSidePending {
-		t.Skip(pendingReason + "each process serves every instance of the re-read config file")
-	}
-	if len(got) != 1 {
+	if got := listeners(t, s.pid); len(got) != 1 || got[0] != own {
 		t.Errorf("listens on %v, want only its assigned %s", got, own)
 	}
 	if lines := s.readyLines(); len(lines) != 1 {
@@ -269,11 +246,12 @@ func checkStop(t *testing.T, s *server, m stopMethod) {
 // TestLauncherWithoutData replays a launch whose data_dir is the recording's relative
 // data/shared without laying out the data: workplace_assistant exits (status 1) with one error
 // line that names the path data_dir resolves to, under its server folder; the other three
-// environments serve (configSidePending) and stop at a SIGINT.
+// environments serve and stop at a SIGINT.
 func TestLauncherWithoutData(t *testing.T) {
+	t.Parallel()
 	var c capture
 	for _, cc := range captures(t, shipped) {
-		if (configSidePending && cc.name == "way4a_abs_config_four_shipped") || (!configSidePending && cc.name == "way1_from_root") {
+		if cc.name == "way1_from_root" {
 			c = cc
 		}
 	}
@@ -310,9 +288,6 @@ func TestLauncherWithoutData(t *testing.T) {
 		}
 	}
 	t.Run("the others serve", func(t *testing.T) {
-		if configSidePending {
-			t.Skip(pendingReason + "each process loads workplace_assistant too, and fails without its data")
-		}
 		for _, s := range servers {
 			if s.instance == "workplace_assistant" {
 				continue
@@ -328,6 +303,7 @@ func TestLauncherWithoutData(t *testing.T) {
 // holds (a server left from an earlier launch): gymkit exits with status 1 and one error line
 // naming the instance, the port and the host.
 func TestLauncherPortTaken(t *testing.T) {
+	t.Parallel()
 	var c capture
 	for _, cc := range captures(t, shipped) {
 		if cc.name == "way4b_abs_config_four_shipped_abs_data_dir" {

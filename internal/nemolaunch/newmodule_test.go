@@ -23,6 +23,7 @@ import (
 // app.py is the module's (the one gymkit new wrote for my_go_env: it names no environment in
 // what it runs).
 func TestNewModuleUnderLauncher(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a module with the go command")
 	}

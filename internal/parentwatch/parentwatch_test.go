@@ -20,8 +20,12 @@ import (
 )
 
 // roleEnv makes the test binary play a part in a process tree (see
-// TestMain) instead of running the tests.
-const roleEnv = "PARENTWATCH_TEST_ROLE"
+// TestMain) instead of running the tests; parentEnv is the pid of the
+// process that started it.
+const (
+	roleEnv   = "PARENTWATCH_TEST_ROLE"
+	parentEnv = "PARENTWATCH_TEST_PARENT"
+)
 
 // The parts:
 //   - "parent" starts a "child" (stdout shared) and waits forever;
@@ -40,7 +44,7 @@ func TestMain(m *testing.M) {
 			next = "late-child"
 		}
 		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), roleEnv+"="+next)
+		cmd.Env = append(os.Environ(), roleEnv+"="+next, parentEnv+"="+strconv.Itoa(os.Getpid()))
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -58,8 +62,8 @@ func TestMain(m *testing.M) {
 		fmt.Printf("gone %v\n", context.Cause(ctx))
 		os.Exit(0)
 	case "late-child":
-		first := os.Getppid()
-		for deadline := time.Now().Add(30 * time.Second); os.Getppid() == first && time.Now().Before(deadline); {
+		parent, _ := strconv.Atoi(os.Getenv(parentEnv))
+		for deadline := time.Now().Add(30 * time.Second); os.Getppid() == parent && time.Now().Before(deadline); {
 			time.Sleep(time.Millisecond)
 		}
 		_, stop, watched := parentwatch.Watch(context.Background())
@@ -75,7 +79,8 @@ func TestMain(m *testing.M) {
 func start(t *testing.T, role string) (*exec.Cmd, *bufio.Reader) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), roleEnv+"="+role)
+	// GORACE: built with -race (make test), a part would sleep 1 s at exit.
+	cmd.Env = append(os.Environ(), roleEnv+"="+role, "GORACE=atexit_sleep_ms=0")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -35,7 +35,9 @@
 // gymkit serve loads the YAML configuration (NeMo Gym's layout; see
 // docs/config.md), serves every resources-server instance it names on its own
 // host:port, prints one ready line per instance on stdout
-// ("<instance> http://<host>:<port>") and drains on SIGINT or SIGTERM.
+// ("<instance> http://<host>:<port>") and drains on SIGINT or SIGTERM (under
+// --nemo it stops at once instead, and also when its parent process is gone:
+// docs/cli.md, "Under NeMo's launcher").
 //
 // gymkit rollout replays dataset rows (recorded trajectories or ground-truth
 // calls) through an instance's HTTP or MCP door, verifies each rollout and
@@ -55,6 +57,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -92,25 +95,62 @@ Run "gymkit help <command>" or "gymkit <command> --help" for a command's usage.
 // Main runs the gymkit command line and returns its exit status, for
 // os.Exit: args is the whole command line with the program name first
 // (os.Args), stdout and stderr are the process's. ctx is also done at the
-// first SIGINT or SIGTERM (serve then drains, rollout stops starting
-// rollouts); a second signal ends the process at once (Go's default). The
-// exit statuses are 0 (success or help), 1 (a build, bind, serve, drain or
-// rollout failure) and 2 (a usage or configuration error); each subcommand's
-// help states its own.
+// first SIGINT or SIGTERM, with the cause "interrupt signal received" or
+// "terminated signal received" (serve then drains, serve --nemo stops at
+// once, rollout stops starting rollouts); a second signal ends the process
+// at once (Go's default), except under serve --nemo, where every later
+// SIGINT or SIGTERM is ignored (NeMo's launcher sends a second SIGINT right
+// after the terminal's; docs/cli.md). The exit statuses are 0 (success or
+// help), 1 (a build, bind, serve, drain or rollout failure) and 2 (a usage
+// or configuration error); each subcommand's help states its own.
 //
 // Main may be called once per process (it installs the signal handler);
 // [Run] is the same without signals or process streams.
 func Main(ctx context.Context, args []string) int {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	policy := new(signalPolicy)
+	ctx, cancel := context.WithCancelCause(context.WithValue(ctx, signalPolicyKey{}, policy))
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		stop() // the first signal drains; a second one ends the process at once
+		sig := <-sigs
+		cancel(signalCause{sig})
+		if !policy.absorb.Load() {
+			signal.Stop(sigs) // a second signal ends the process at once
+			return
+		}
+		for range sigs { // serve --nemo: later signals change nothing
+		}
 	}()
 	if len(args) > 0 {
 		args = args[1:]
 	}
 	return Run(ctx, args, os.Stdout, os.Stderr)
 }
+
+// signalPolicy is what Main does with the signals after the first. Main
+// puts it in the context it gives the subcommand; a subcommand sets absorb
+// (serve --nemo) before it starts its work.
+type signalPolicy struct {
+	absorb atomic.Bool // ignore every later SIGINT and SIGTERM
+}
+
+type signalPolicyKey struct{}
+
+// absorbLaterSignals asks Main, when ctx comes from it, to ignore every
+// SIGINT and SIGTERM after the first (which still cancels ctx) until the
+// process exits. Under Run (no Main) it does nothing.
+func absorbLaterSignals(ctx context.Context) {
+	if p, ok := ctx.Value(signalPolicyKey{}).(*signalPolicy); ok {
+		p.absorb.Store(true)
+	}
+}
+
+// signalCause is the cause of Main's context at the first signal; its text
+// is signal.NotifyContext's ("interrupt signal received").
+type signalCause struct{ sig os.Signal }
+
+func (c signalCause) Error() string { return c.sig.String() + " signal received" }
 
 // Run is gymkit with the arguments after the program name (os.Args[1:]),
 // writing on stdout and stderr; it returns the exit status (see [Main]).

@@ -40,6 +40,28 @@ type slowServer struct {
 	framework.Base
 	StartedFile string `koanf:"started_file"`
 	ReleaseFile string `koanf:"release_file"`
+	// With provision_file set, Provision writes it, writes it + ".canceled"
+	// once its context is done, and returns once it + ".release" exists.
+	ProvisionFile string `koanf:"provision_file"`
+}
+
+func (s *slowServer) Provision(ctx context.Context) error {
+	if s.ProvisionFile == "" {
+		return nil
+	}
+	if err := os.WriteFile(s.ProvisionFile, nil, 0o644); err != nil {
+		return err
+	}
+	go func() {
+		<-ctx.Done()
+		_ = os.WriteFile(s.ProvisionFile+".canceled", nil, 0o644)
+	}()
+	for {
+		if _, err := os.Stat(s.ProvisionFile + ".release"); err == nil {
+			return nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 type slowResponse struct {
@@ -322,15 +344,15 @@ slow:
 	})
 }
 
-// A port that cannot be bound is an error exit (1) naming the instance and
-// the address.
+// A port already in use is an error exit (1) with one error line naming
+// the instance, the port and the host (beside the instance's log records).
 func TestServeBindFailureExit1(t *testing.T) {
 	t.Parallel()
 	port := holdPort(t)
 	code, stdout, stderr := gymkit(t, "serve", "-c", exampleConfig(t, "example_mcp_weather"),
 		"example_mcp_weather.resources_servers.example_mcp_weather.port="+strconv.Itoa(port))
-	want := "gymkit serve: instance \"example_mcp_weather\": cannot listen on 127.0.0.1:" + strconv.Itoa(port) + ": "
-	if code != 1 || stdout != "" || !strings.Contains(stderr, want) {
+	want := "\ngymkit serve: instance \"example_mcp_weather\": port " + strconv.Itoa(port) + " on 127.0.0.1 is already in use; "
+	if code != 1 || stdout != "" || !strings.Contains(stderr, want) || strings.Count(stderr, "gymkit serve:") != 1 {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 1 and %q", code, stdout, stderr, want)
 	}
 }

@@ -37,6 +37,14 @@ Request logs and messages go to stderr. SIGINT or SIGTERM stops accepting connec
 lets the requests in flight finish (up to --drain-timeout), then exits 0; a second
 signal exits at once.
 
+Under --nemo, SIGINT or SIGTERM stops at once instead, since NeMo's launcher kills a
+server 1s after its SIGINT: the requests in flight are cut (each logged as "request
+cut" with instance, method and path) and gymkit exits 0; the signals that follow are
+ignored (Ctrl-C brings the terminal's SIGINT, then the launcher's). gymkit --nemo also
+stops, the same way, once the process that started it is gone (the launcher killed
+or crashed, or the bash of its "| tee" command), so that no server outlives
+gym env start. docs/cli.md, "Under NeMo's launcher", has the details.
+
 Config files:
   YAML files in NeMo Gym's layout (<instance>: resources_servers: <server type>: {...}).
   They merge in the order given, a later file winning key by key; then env.yaml from
@@ -61,7 +69,8 @@ Flags:
                             other blocks serve its ${...} only; the default when
                             NEMO_GYM_CONFIG_DICT is set and no --config is given
       --drain-timeout D     how long to wait for the requests in flight on shutdown,
-                            a Go duration (default 30s; 0 waits as long as they take)
+                            a Go duration (default 30s; 0 waits as long as they take);
+                            refused with --nemo, which does not wait
   -h, --help                show this help
 
 Examples:
@@ -75,8 +84,10 @@ Examples:
       ++example_mcp_weather.resources_servers.example_mcp_weather.host=0.0.0.0 --log-format json
 
 Exit status: 0 after a clean shutdown; 1 when an instance fails to build, bind or
-serve, or the drain times out; 2 for a usage or configuration error (every problem
-is listed, with its file, line, key and the closest known key; nothing is bound).
+serve, or the drain times out (a port already in use is one line: instance "x":
+port N on HOST is already in use); 2 for a usage or configuration error (every
+problem is listed, with its file, line, key and the closest known key; nothing is
+bound).
 `
 
 // serveArgs are gymkit serve's parsed arguments.
@@ -84,6 +95,7 @@ type serveArgs struct {
 	commonFlags  // --config, --log-format ("text" or "json"), --log-level
 	overrides    []string
 	drainTimeout time.Duration // server.Options.DrainTimeout: negative = no limit
+	drainSet     bool          // --drain-timeout was given
 	nemo         bool          // --nemo: the config of NeMo's launcher (NEMO_GYM_CONFIG_DICT, NEMO_GYM_CONFIG_PATH)
 }
 
@@ -123,7 +135,7 @@ func parseServeArgs(args []string) (serveArgs, error) {
 				if d == 0 {
 					d = -1 // server.Options: negative means no limit
 				}
-				a.drainTimeout = d
+				a.drainTimeout, a.drainSet = d, true
 			}
 			return nil
 		},
@@ -166,14 +178,24 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "gymkit serve: %v\n%s\nRun \"gymkit serve --help\" for the flags, config files and overrides.\n", err, synopsis)
 		return exitUsage
 	}
+	logger := newLogger(stderr, a.logFormat, a.logLevel)
+	nemo := a.nemo || (len(a.files) == 0 && os.Getenv(envConfigDict) != "")
 	opts := server.Options{
 		Files:        a.files,
 		Overrides:    a.overrides,
-		Logger:       newLogger(stderr, a.logFormat, a.logLevel),
+		Logger:       logger,
 		Ready:        stdout,
 		DrainTimeout: a.drainTimeout,
+		StopAtOnce:   nemo,
 	}
-	if a.nemo || (len(a.files) == 0 && os.Getenv(envConfigDict) != "") {
+	if nemo {
+		if a.drainSet {
+			fmt.Fprintf(stderr, "gymkit serve: --drain-timeout does not apply under --nemo: serve --nemo stops at once, since NeMo's launcher kills a server 1s after its SIGINT\n")
+			return exitUsage
+		}
+		var stop context.CancelFunc
+		ctx, stop = nemoLifecycle(ctx, logger)
+		defer stop()
 		dict, name, err := nemoEnv(os.LookupEnv)
 		if err != nil {
 			fmt.Fprintf(stderr, "gymkit serve: --nemo: %v\n", err)
@@ -188,12 +210,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	err = server.Run(ctx, opts)
 	var problems config.Problems
+	var listenErr *server.ListenError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &problems):
 		fmt.Fprintf(stderr, "gymkit serve: %v\n", explainProblems(problems))
 		return exitUsage
+	case errors.As(err, &listenErr) && listenErr.InUse():
+		fmt.Fprintf(stderr, "gymkit serve: %v%s\n", listenErr, portInUseHint(nemo))
+		return exitError
 	}
 	fmt.Fprintf(stderr, "gymkit serve: %v\n", err)
 	return exitError

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gymkit/gymkit/config"
@@ -86,6 +87,16 @@ type Options struct {
 	// balancer's readiness probe to take the replica out of rotation
 	// (docs/operations.md). 0 (the default) stops accepting at once.
 	ReadyDrainDelay time.Duration
+	// StopAtOnce makes [Host.Serve] stop without draining once its context
+	// is done (gymkit serve --nemo: NeMo's launcher kills a server that has
+	// not exited 1 s after its SIGINT; docs/cli.md, "Under NeMo's
+	// launcher"). Every listener and connection is closed at once, the
+	// contexts of the requests in flight are canceled, each of them is
+	// logged as cut (one Warn record "request cut" with instance, method,
+	// path and duration, instead of its "request" record) and Serve returns
+	// without waiting for their handlers. DrainTimeout and ReadyDrainDelay
+	// are then not used. false (the default) drains.
+	StopAtOnce bool
 }
 
 // Host is a set of built instances, each bound to its own host:port and not
@@ -99,6 +110,7 @@ type Host struct {
 	ready     io.Writer
 	drain     time.Duration
 	delay     time.Duration // Options.ReadyDrainDelay
+	atOnce    bool          // Options.StopAtOnce
 
 	mu    sync.Mutex
 	spent bool // Serve or Close was called
@@ -123,7 +135,8 @@ type Host struct {
 // closest known key or value; an unknown server type is a problem on the
 // instance's server block that lists the registered types. Until step 3
 // nothing is bound. A build error (4) joins the errors of every instance
-// that failed; a bind error (5) names the instance and the address. On any
+// that failed; a bind error (5) is a [*ListenError] naming the instance, the
+// port and the host. On any
 // error every port opened so far is closed again.
 func New(ctx context.Context, opts Options) (*Host, error) {
 	log := opts.Logger
@@ -190,7 +203,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	}
 	cis = cfg.Instances() // now with their ports
 
-	h := &Host{log: log, ready: opts.Ready, drain: opts.DrainTimeout, delay: opts.ReadyDrainDelay}
+	h := &Host{log: log, ready: opts.Ready, drain: opts.DrainTimeout, delay: opts.ReadyDrainDelay, atOnce: opts.StopAtOnce}
 	if h.ready == nil {
 		h.ready = os.Stdout
 	}
@@ -221,7 +234,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 			for _, ln := range h.listeners {
 				_ = ln.Close()
 			}
-			return nil, fmt.Errorf("instance %q: cannot listen on %s: %w", in.Name, addr, err)
+			return nil, &ListenError{Instance: in.Name, Host: in.Config.Host, Port: in.Config.Port, Err: err}
 		}
 		in.url = "http://" + addr
 		h.listeners = append(h.listeners, ln)
@@ -229,6 +242,34 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	closeHeld() // probes AssignPorts did not keep (none, normally)
 	return h, nil
 }
+
+// ListenError is [New]'s error when an instance's configured host:port
+// cannot be listened on. Its message is one line naming the instance, the
+// port and the host: "instance "x": port 12345 on 127.0.0.1 is already in
+// use" when a socket, of this process or another, holds it
+// ([ListenError.InUse]), else
+// "instance "x": cannot listen on 127.0.0.1:12345: <Err>". Get it with
+// errors.As; Unwrap returns Err.
+type ListenError struct {
+	Instance string // the instance's top-level name
+	Host     string // the configured host, as written (0.0.0.0 stays 0.0.0.0)
+	Port     int    // the configured port
+	Err      error  // net.Listen's error
+}
+
+// InUse reports whether the port is taken by another socket (EADDRINUSE).
+func (e *ListenError) InUse() bool { return errors.Is(e.Err, syscall.EADDRINUSE) }
+
+// Error returns the one-line message described at [ListenError].
+func (e *ListenError) Error() string {
+	if e.InUse() {
+		return fmt.Sprintf("instance %q: port %d on %s is already in use", e.Instance, e.Port, e.Host)
+	}
+	return fmt.Sprintf("instance %q: cannot listen on %s: %v", e.Instance, net.JoinHostPort(e.Host, strconv.Itoa(e.Port)), e.Err)
+}
+
+// Unwrap returns the error of net.Listen.
+func (e *ListenError) Unwrap() error { return e.Err }
 
 // Instances returns the host's instances in configuration order (by instance
 // name), each with its [Instance.URL].
@@ -258,8 +299,16 @@ func (h *Host) Instances() []*Instance { return append([]*Instance(nil), h.insta
 // up to the drain timeout ([Options.DrainTimeout]); their contexts are not
 // canceled. It returns nil after a complete drain, and an error when the
 // timeout closed requests still running or when an instance could not
-// serve (which stops the others too). Serve may be called once; the
-// listeners are closed when it returns.
+// serve (which stops the others too).
+//
+// With [Options.StopAtOnce], Serve does not drain: when ctx is done it
+// closes every listener and connection at once, cancels the contexts of the
+// requests in flight, logs each of them as cut ("request cut": instance,
+// method, path, duration) and returns nil without waiting for their
+// handlers (an instance that could not serve: its error). The process can
+// then exit within milliseconds.
+//
+// Serve may be called once; the listeners are closed when it returns.
 func (h *Host) Serve(ctx context.Context) error {
 	if err := h.spend(); err != nil {
 		return err
@@ -267,13 +316,22 @@ func (h *Host) Serve(ctx context.Context) error {
 	servers := make([]*http.Server, len(h.instances))
 	errc := make(chan error, len(h.instances))
 	errorLog := slog.NewLogLogger(h.log.Handler(), slog.LevelWarn)
+	// Stopping at once: the requests' contexts derive from base, canceled
+	// at the stop, and every instance lists its requests in flight.
+	base, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
+	inflight := make([]*inflightLog, len(h.instances))
 	for i, in := range h.instances {
 		srv := &http.Server{
-			Handler:           logRequests(in.Logger, in.Handler()),
 			ReadHeaderTimeout: ReadHeaderTimeout,
 			IdleTimeout:       IdleTimeout,
 			ErrorLog:          errorLog,
 		}
+		if h.atOnce {
+			inflight[i] = new(inflightLog)
+			srv.BaseContext = func(net.Listener) context.Context { return base }
+		}
+		srv.Handler = logRequests(in.Logger, in.Handler(), inflight[i])
 		servers[i] = srv
 		go func() {
 			if err := srv.Serve(h.listeners[i]); !errors.Is(err, http.ErrServerClosed) {
@@ -288,6 +346,31 @@ func (h *Host) Serve(ctx context.Context) error {
 		if _, err := io.WriteString(h.ready, in.readyLine()+"\n"); err != nil {
 			h.log.Warn("cannot write the ready line", "instance", in.Name, "error", err)
 		}
+	}
+
+	if h.atOnce {
+		var serveErr error
+		select {
+		case <-ctx.Done():
+			h.log.Info("stopping at once: no new connections; the requests in flight are cut", "cause", context.Cause(ctx))
+		case serveErr = <-errc:
+			h.log.Error("an instance stopped serving; stopping all at once", "error", serveErr)
+		}
+		// Listed as cut first, so that a handler that returns once its
+		// connection is closed is not logged as answered.
+		for i := range servers {
+			inflight[i].cut(h.instances[i].Logger)
+		}
+		for _, srv := range servers {
+			_ = srv.Close() // the listener and every connection
+		}
+		cancelBase()
+		h.closeStores()
+		if serveErr != nil {
+			return serveErr
+		}
+		h.log.Info("stopped")
+		return nil
 	}
 
 	timeout := h.drain
@@ -331,11 +414,7 @@ func (h *Host) Serve(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
-	for _, in := range h.instances {
-		if in.closeStore != nil {
-			_ = in.closeStore()
-		}
-	}
+	h.closeStores()
 	if serveErr != nil {
 		return serveErr
 	}
@@ -363,12 +442,18 @@ func (h *Host) Close() error {
 	for _, ln := range h.listeners {
 		errs = append(errs, ln.Close())
 	}
+	h.closeStores()
+	return errors.Join(errs...)
+}
+
+// closeStores closes the session store of every instance that has one to
+// close (a Redis client).
+func (h *Host) closeStores() {
 	for _, in := range h.instances {
 		if in.closeStore != nil {
 			_ = in.closeStore()
 		}
 	}
-	return errors.Join(errs...)
 }
 
 func (h *Host) spend() error {

@@ -37,14 +37,15 @@ type gated struct {
 
 type gate struct {
 	started, release chan struct{}
-	once             sync.Once
+	canceled         chan struct{} // closed when the request's context is done before release
+	once, cancelOnce sync.Once
 }
 
 var gates sync.Map // gate name -> *gate
 
 // newGate registers a gate for the test and returns its name.
 func newGate(t *testing.T) (string, *gate) {
-	g := &gate{started: make(chan struct{}), release: make(chan struct{})}
+	g := &gate{started: make(chan struct{}), release: make(chan struct{}), canceled: make(chan struct{})}
 	gates.Store(t.Name(), g)
 	t.Cleanup(func() { gates.Delete(t.Name()) })
 	return t.Name(), g
@@ -66,6 +67,7 @@ func (s *gated) Routes(r *framework.Router) {
 		case <-g.release:
 			return waitResponse{Done: true}, nil
 		case <-ctx.Done():
+			g.cancelOnce.Do(func() { close(g.canceled) })
 			return waitResponse{}, ctx.Err()
 		}
 	})
@@ -360,6 +362,107 @@ func TestHostDrainTimeout(t *testing.T) {
 	}
 }
 
+// With StopAtOnce, a canceled context stops Serve without a drain: it
+// returns nil while the requests in flight of two instances are still
+// blocked in their handlers, their clients get no answer, their contexts are
+// canceled, each is logged once as cut (instance, method, path) and never
+// as an answered request, and the ports no longer accept connections.
+func TestHostStopAtOnce(t *testing.T) {
+	t.Parallel()
+	nameA, gA := newGate(t)
+	gB := &gate{started: make(chan struct{}), release: make(chan struct{}), canceled: make(chan struct{})}
+	nameB := t.Name() + "/b"
+	gates.Store(nameB, gB)
+	t.Cleanup(func() { gates.Delete(nameB) })
+	defer close(gA.release)
+	defer close(gB.release)
+	text := ""
+	for _, in := range []struct{ name, gate string }{{"a", nameA}, {"b", nameB}} {
+		text += in.name + ":\n  resources_servers:\n    " + gatedType + ":\n      domain: other\n      gate: " + strconv.Quote(in.gate) + "\n"
+	}
+	cfg := filepath.Join(t.TempDir(), "two.yaml")
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ready, logs syncBuffer
+	h, err := server.New(context.Background(), server.Options{
+		Files: []string{cfg}, WorkDir: t.TempDir(),
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)), Ready: &ready,
+		DrainTimeout: time.Hour, ReadyDrainDelay: time.Hour, // not used when stopping at once
+		StopAtOnce: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(ctx) }()
+	waitForText(t, &ready, regexp.MustCompile(`(?m)^b http://`))
+	urlA, urlB := h.Instances()[0].URL(), h.Instances()[1].URL()
+
+	if resp, body := post(t, http.DefaultClient, urlA+"/seed_session", `{}`); resp.StatusCode != 200 || body != "{}" {
+		t.Errorf("seed = %d %s", resp.StatusCode, body)
+	}
+	waitForText(t, &logs, regexp.MustCompile(`msg=request instance=a method=POST path=/seed_session status=200 `))
+	answers := make(chan error, 2)
+	for _, u := range []string{urlA + "/wait", urlB + "/ng-rollout/r1/wait"} {
+		go func() {
+			resp, err := http.Post(u, "application/json", strings.NewReader(`{}`))
+			if err == nil {
+				resp.Body.Close()
+				err = fmt.Errorf("answered %d", resp.StatusCode)
+			} else {
+				err = nil
+			}
+			answers <- err
+		}()
+	}
+	<-gA.started
+	<-gB.started
+	cancel(errors.New("test says stop"))
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve = %v, want nil", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not return while requests were in flight")
+	}
+	for range 2 {
+		if err := <-answers; err != nil {
+			t.Errorf("a request in flight: %v, want no answer", err)
+		}
+	}
+	<-gA.canceled // the handlers' contexts are canceled
+	<-gB.canceled
+	for _, u := range []string{urlA, urlB} {
+		if c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://")); err == nil {
+			c.Close()
+			t.Errorf("%s still accepts connections after Serve returned", u)
+		}
+	}
+	// The handlers have returned (or are about to): their "request" records
+	// would come now; give them a moment to show up.
+	time.Sleep(50 * time.Millisecond)
+	out := logs.String()
+	for _, want := range []string{
+		`level=INFO msg="stopping at once: no new connections; the requests in flight are cut" cause="test says stop"`,
+		`level=WARN msg="request cut" instance=a method=POST path=/wait duration=`,
+		`level=WARN msg="request cut" instance=b method=POST path=/ng-rollout/r1/wait duration=`,
+		`level=INFO msg=stopped`,
+	} {
+		if strings.Count(out, want) != 1 {
+			t.Errorf("logs hold %q %d times, want once:\n%s", want, strings.Count(out, want), out)
+		}
+	}
+	if strings.Contains(out, "msg=request instance=a method=POST path=/wait") || strings.Contains(out, "path=/ng-rollout/r1/wait status=") {
+		t.Errorf("a cut request was also logged as answered:\n%s", out)
+	}
+	if strings.Contains(out, "draining") {
+		t.Errorf("stopping at once drained:\n%s", out)
+	}
+}
+
 // Configuration problems of every instance come back together as
 // config.Problems, before any port is bound (the held port would otherwise
 // be a bind error).
@@ -403,7 +506,9 @@ b:
 	}
 }
 
-// A port that cannot be bound is an error naming the instance and the address.
+// A port already taken is one line naming the instance, the port and the
+// host (a *server.ListenError that says InUse); an address that cannot be
+// bound for another reason names the address and net.Listen's error.
 func TestNewBindFailure(t *testing.T) {
 	t.Parallel()
 	port := holdPort(t)
@@ -411,13 +516,24 @@ func TestNewBindFailure(t *testing.T) {
 		Files: []string{writeConfig(t, "busy", "port: "+strconv.Itoa(port))}, WorkDir: t.TempDir(),
 		Logger: slog.New(slog.DiscardHandler),
 	})
-	want := fmt.Sprintf(`instance "busy": cannot listen on 127.0.0.1:%d: `, port)
-	if err == nil || !strings.HasPrefix(err.Error(), want) {
-		t.Errorf("New = %v, want an error starting %q", err, want)
+	want := fmt.Sprintf(`instance "busy": port %d on 127.0.0.1 is already in use`, port)
+	var le *server.ListenError
+	if err == nil || err.Error() != want || !errors.As(err, &le) || !le.InUse() || le.Instance != "busy" || le.Port != port || le.Host != "127.0.0.1" {
+		t.Errorf("New = %v (%#v), want %q from a ListenError that says InUse", err, le, want)
 	}
 	var ps config.Problems
 	if errors.As(err, &ps) {
 		t.Errorf("a bind failure is config.Problems: %v", err)
+	}
+
+	// 192.0.2.1 (TEST-NET-1) is no address of this machine: not InUse.
+	_, err = server.New(context.Background(), server.Options{
+		Files: []string{writeConfig(t, "nowhere", "host: 192.0.2.1", "port: "+strconv.Itoa(port))}, WorkDir: t.TempDir(),
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	want = fmt.Sprintf(`instance "nowhere": cannot listen on 192.0.2.1:%d: listen tcp 192.0.2.1:%d: bind: `, port, port)
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !errors.As(err, &le) || le.InUse() {
+		t.Errorf("New = %v, want an error starting %q from a ListenError that does not say InUse", err, want)
 	}
 }
 

@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+	"os"
+
+	"github.com/gymkit/gymkit/internal/parentwatch"
+)
+
+// The process lifecycle of gymkit serve --nemo (docs/cli.md, "Under NeMo's
+// launcher"; what the launcher does is recorded in
+// ../shared/data/nemo-launcher/README.md, "How it stops the processes"):
+//
+//   - the first SIGINT or SIGTERM stops the server at once
+//     (server.Options.StopAtOnce): the launcher waits 1 s per server, one
+//     after another, then SIGKILLs it;
+//   - the signals after the first are ignored (Main's signalPolicy): Ctrl-C
+//     gives each server the terminal's SIGINT and, 1-4 ms later, the
+//     launcher's;
+//   - the server stops, as at a signal, once the process that started it is
+//     gone (internal/parentwatch): a launcher that was SIGKILLed, crashed or
+//     got SIGTERM, or the bash of its `(...) | tee` command
+//     (nemo_gym_log_dir), leaves its servers running otherwise.
+
+// nemoLifecycle applies serve --nemo's signal policy to ctx (when it comes
+// from Main) and returns a copy of ctx that is also canceled, with a
+// *parentwatch.GoneError cause, once the parent process is gone. stop ends
+// the watch. It logs, at Debug, which parent it watches.
+func nemoLifecycle(ctx context.Context, log *slog.Logger) (_ context.Context, stop context.CancelFunc) {
+	absorbLaterSignals(ctx)
+	ctx, stop, parent := parentwatch.Watch(ctx)
+	if parent == 0 {
+		log.Debug("not watching the parent process: started by PID 1 (or on Windows), gymkit cannot tell when its launcher is gone", "ppid", os.Getppid())
+	} else {
+		log.Debug("watching the parent process: gymkit stops once it is gone", "ppid", parent)
+	}
+	return ctx, stop
+}
+
+// portInUseHint is the end of gymkit serve's one-line error for a port
+// already in use (server.ListenError).
+func portInUseHint(nemo bool) string {
+	if nemo {
+		return "; NeMo's launcher assigned it (NEMO_GYM_CONFIG_DICT): is a server of an earlier launch still running?"
+	}
+	return "; stop what listens there, or configure another port (without a port, an instance gets a free one)"
+}

@@ -215,6 +215,13 @@ func (c *Client) Rollout(ctx context.Context, pos int, row framework.Value, obse
 	return o.verified, nil
 }
 
+// Reach makes one GET / to the instance, within the request timeout or 30
+// seconds, whichever is shorter: any HTTP answer, whatever its status,
+// means the instance is there. The error is an *[UnreachableError].
+func (c *Client) Reach(ctx context.Context) error {
+	return reach(ctx, c.http, c.base, min(c.timeout, reachTimeout))
+}
+
 // classOf is the failure class of an Exchange's error.
 func classOf(err error) string {
 	var te *TimeoutError

@@ -237,7 +237,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if same(opts.Input, paths.Results) || same(opts.Input, paths.Materialized) || same(opts.Input, paths.Failures) {
 		return nil, &InputError{Path: opts.Input, Msg: "the output files would overwrite the input"}
 	}
-	if err := reach(ctx, hc, c.base, min(c.timeout, reachTimeout)); err != nil {
+	if err := c.Reach(ctx); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(opts.Output), 0o755); err != nil {

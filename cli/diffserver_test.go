@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/session"
 )
 
 // diffServerType is a test-only server type whose config keys switch on,
@@ -34,6 +35,19 @@ type diffServer struct {
 	PadBytes int `koanf:"pad_bytes"`
 	// Hang makes /measure never answer (until the client goes away).
 	Hang bool `koanf:"hang"`
+	// RefuseInput makes the seed of a row whose
+	// responses_create_params.input is this string answer 400
+	// {"detail": "seed refused"}.
+	RefuseInput string `koanf:"refuse_input"`
+	// EchoSession adds the rollout's session id to the verify answer
+	// ("session_id"), as a server quoting its session would.
+	EchoSession bool `koanf:"echo_session"`
+}
+
+type diffSeedRequest struct {
+	ResponsesCreateParams struct {
+		Input framework.Value `json:"input"`
+	} `json:"responses_create_params"`
 }
 
 type measureRequest struct {
@@ -58,11 +72,20 @@ type diffVerifyResponse struct {
 	framework.VerifyResponse
 	Note             *string           `json:"note,omitempty"`
 	JudgeEvaluations []judgeEvaluation `json:"judge_evaluations,omitempty"`
+	SessionID        string            `json:"session_id,omitempty"`
 }
 
 func (s *diffServer) Routes(r *framework.Router) {
 	framework.Post(r, "/measure", s.measure, framework.Description("Measure something."))
+	framework.SeedSession(r, s.seed)
 	framework.Verify(r, s.verify)
+}
+
+func (s *diffServer) seed(ctx context.Context, req diffSeedRequest) (struct{}, error) {
+	if in := req.ResponsesCreateParams.Input; s.RefuseInput != "" && in.Kind == framework.KindString && in.Str == s.RefuseInput {
+		return struct{}{}, framework.Errorf(400, "seed refused")
+	}
+	return struct{}{}, nil
 }
 
 func (s *diffServer) measure(ctx context.Context, req measureRequest) (measureResponse, error) {
@@ -85,6 +108,9 @@ func (s *diffServer) verify(ctx context.Context, req framework.VerifyRequest) (d
 	if !s.DropNote {
 		note := "measured"
 		resp.Note = &note
+	}
+	if s.EchoSession {
+		resp.SessionID = session.ID(ctx)
 	}
 	if s.Clock {
 		now := time.Now()

@@ -59,6 +59,7 @@ func TestCompare(t *testing.T) {
 	dir := t.TempDir()
 	rows := writeFile(t, dir, "rows.jsonl", twoMeasureRows)
 	allow := writeFile(t, dir, "allow.yaml", floatAllow)
+	allowAll := writeFile(t, dir, "all.yaml", "- route: \"*\"\n  path: $\n  reason: any body\n- route: \"*\"\n  header: :status\n  reason: any status\n")
 	shipped, err := filepath.Abs(filepath.Join("..", "docs", "examples", "compare-allow.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -142,6 +143,17 @@ func TestCompare(t *testing.T) {
 				"gymkit compare: allow-list rule " + shipped + ":23 allowed no difference"}},
 			mcp: want{0, "4 equal, 2 allowed, 0 different; 0 differences not allowed, 2 allowed", []string{
 				"  step 3 POST /verify: allowed"}}},
+		{name: "no answer, never allowed", ref: []string{"hang: true"}, args: []string{"--request-timeout", "300ms", "--allow", allowAll},
+			http: want{1, "2 equal, 0 allowed, 4 different; 4 differences not allowed, 0 allowed", []string{
+				"  reference: timeout: tool call measure: POST /measure: no answer within 300ms (--request-timeout)",
+				"  step 2 POST /measure: different",
+				"    error: POST /measure: no answer within 300ms (--request-timeout) vs answered 200",
+				"  step 3 POST /verify: different",
+				"    step: (absent) vs POST /verify; the reference's rollout stopped before this step"}},
+			mcp: want{1, "2 equal, 0 allowed, 4 different; 4 differences not allowed, 0 allowed", []string{
+				"  reference: timeout: tool call measure: POST /mcp tools/call measure: no answer within 300ms (--request-timeout)",
+				"    error: POST /mcp tools/call measure: no answer within 300ms (--request-timeout) vs answered 200",
+				"    step: (absent) vs POST /verify; the reference's rollout stopped before this step"}}},
 	} {
 		for _, door := range []string{"http", "mcp"} {
 			w := tc.http

@@ -21,7 +21,10 @@ const (
 
 // Rule is one accepted difference of an allow-list file: the differences of
 // the steps whose route matches Route, in the body at Path (or below it) or
-// in the named Header, are allowed, for Reason.
+// in the named Header, are allowed, for Reason. Rules come from
+// [LoadAllowList] or [ParseAllowList], which check them and parse Path; in
+// a Rule built otherwise, Path is not parsed and matches nothing, and the
+// zero Rule allows nothing.
 type Rule struct {
 	// Route is the step's route, as reports print it ("POST /verify",
 	// "POST /get_weather", "POST /mcp tools/call get_weather"); "*" matches
@@ -82,7 +85,8 @@ func LoadAllowList(path string) (*AllowList, error) {
 }
 
 // ParseAllowList is [LoadAllowList] on the file's content; name is the
-// file name used in Rule.File and in errors.
+// file name used in Rule.File and in errors. Both are safe for concurrent
+// use.
 func ParseAllowList(name string, content []byte) (*AllowList, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(content, &doc); err != nil {

@@ -127,6 +127,8 @@ type Options struct {
 
 // Report is the outcome of a [Run], as written to the JSON report file
 // (gymkit compare --report; cli/testdata/compare_report.json shows one).
+// Run returns it complete; its methods only read it, and may be called
+// from several goroutines at once.
 type Report struct {
 	// Reference and Gymkit are the two base URLs.
 	Reference string `json:"reference"`
@@ -272,7 +274,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // or an *rollout.InputError for the rows. A rollout that fails on a side
 // is compared as far as it went; it is no error of Run. When ctx is done,
 // Run stops between rollouts and counts the rest in Summary.NotRun. The
-// differences are judged against opts.Allow as they are found.
+// differences are judged against opts.Allow as they are found. Several
+// Runs may go on at once; they share nothing but what opts gives them
+// (opts.HTTPClient, opts.Out).
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Door == "" {
 		opts.Door = rollout.DoorHTTP

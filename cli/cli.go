@@ -24,6 +24,7 @@
 //	gymkit serve --config FILE [--config FILE ...] [flags] [key=value ...]
 //	gymkit serve --nemo            (under NeMo's launcher: NEMO_GYM_CONFIG_DICT, NEMO_GYM_CONFIG_PATH)
 //	gymkit rollout --config FILE --input ROWS.jsonl --output RESULTS.jsonl [--door http|mcp] [flags]
+//	gymkit compare --reference URL --config FILE --input ROWS.jsonl [--door http|mcp] [--allow FILE] [--report FILE]
 //	gymkit check --config FILE ... [key=value ...]
 //	gymkit config --config FILE ... [key=value ...]
 //	gymkit tools --config FILE [--instance NAME] [--seed JSON|@file] [--json]
@@ -44,11 +45,20 @@
 // writes NeMo Gym's collector files (results, failures sidecar, aggregate
 // metrics).
 //
+// gymkit compare replays the same rows against a reference server (the
+// Python original) and a gymkit instance, step by step through rollout's
+// client, and reports every difference of status, content type, Set-Cookie
+// attributes and body (with Python's number forms) that an allow-list file
+// does not accept.
+//
 // Exit status of serve: 0 after a clean shutdown or help; 1 when an instance
 // fails to build, bind or serve, or the drain times out; 2 for a usage or
 // configuration error (every problem is listed and nothing is bound). Of
 // rollout: 0 when every rollout succeeded, 1 when any failed (the files are
-// written all the same), 2 for a usage, configuration or input error.
+// written all the same), 2 for a usage, configuration or input error. Of
+// compare: 0 when every difference is allowed, 1 when one is not (or a
+// step got no answer), 2 for a usage, configuration, input or allow-list
+// error.
 package cli
 
 import (
@@ -77,7 +87,7 @@ type command struct {
 }
 
 // commands are the subcommands in the order of the help text.
-var commands = []*command{serveCommand, rolloutCommand, checkCommand, configCommand, toolsCommand, typesCommand, newCommand}
+var commands = []*command{serveCommand, rolloutCommand, compareCommand, checkCommand, configCommand, toolsCommand, typesCommand, newCommand}
 
 const mainUsage = `gymkit runs gymkit resources servers: the HTTP servers that NeMo Gym's agents call
 during a rollout (seed_session, tools, verify, aggregate_metrics).

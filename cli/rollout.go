@@ -8,10 +8,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 
@@ -55,8 +57,11 @@ Doors:
          the output is the result's text. Needs expose_tools_over_mcp: true.
 
 A tool's error answer is an output. A rollout fails only when the seed or verify
-answer is not a 2xx JSON object or a request cannot be made; it is then written to
-the failures file, and the run goes on.
+answer is not a 2xx JSON object or a request cannot be made or gets no complete answer
+within --request-timeout and --max-answer-bytes; it is then written to the failures
+file with its class (seed_failed, verify_failed, transport, timeout,
+answer_too_large), listed on stderr with its task and rollout index, and the run
+goes on.
 
 Files (beside --output, named from its stem):
   RESULTS.jsonl                         one line per successful rollout, in completion order
@@ -87,6 +92,16 @@ Flags:
                             <instance>_simple_agent, or <instance>_claude_code_agent
                             with --door mcp; simple_agent or claude_code_agent with
                             --url and no --config: the instance is not known)
+      --request-timeout D   the longest one request (seed, tool call, verify,
+                            aggregate_metrics) may take, to the last byte of its
+                            answer, as a Go duration: 90s, 10m (default 10m: a verify
+                            that asks an LLM judge can take minutes); the rollout then
+                            fails with the class timeout
+      --max-answer-bytes N  the largest answer body of one request, in bytes, or with
+                            a KiB, MiB or GiB suffix (default 64MiB: four times the
+                            16 MiB verify body an instance accepts by default, which
+                            its answer echoes); the rollout then fails with the class
+                            answer_too_large
       --log-format FORMAT   the in-process instance's logs on stderr: text or json
       --log-level LEVEL     debug, info, warn or error (default error)
   -h, --help                show this help
@@ -120,6 +135,57 @@ type rolloutArgs struct {
 	numRepeats  int
 	agentName   string
 	port        int // --port: the embedded instance's loopback port; 0: one in port_range_*
+	bounds          // --request-timeout, --max-answer-bytes
+}
+
+// bounds are the client's per-request bounds (--request-timeout,
+// --max-answer-bytes), shared by rollout and compare; zero means the
+// default.
+type bounds struct {
+	requestTimeout time.Duration
+	maxAnswerBytes int64
+}
+
+// set applies --request-timeout or --max-answer-bytes and reports whether
+// name was one of them.
+func (b *bounds) set(flag, name, value string) (bool, error) {
+	switch name {
+	case "request-timeout":
+		d, err := time.ParseDuration(value)
+		if err != nil || d <= 0 {
+			return true, fmt.Errorf("flag %s: %q is not a positive duration such as 90s or 10m", flag, value)
+		}
+		b.requestTimeout = d
+	case "max-answer-bytes":
+		n, err := parseBytes(value)
+		if err != nil {
+			return true, fmt.Errorf("flag %s: %v", flag, err)
+		}
+		b.maxAnswerBytes = n
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// parseBytes reads a positive number of bytes: an integer, optionally
+// followed by KiB, MiB or GiB (powers of 1024).
+func parseBytes(s string) (int64, error) {
+	num, mult := s, int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if strings.HasSuffix(s, u.suffix) {
+			num, mult = strings.TrimSuffix(s, u.suffix), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q is not a positive number of bytes (an integer, optionally with a KiB, MiB or GiB suffix)", s)
+	}
+	return n * mult, nil
 }
 
 // parseRolloutArgs reads gymkit rollout's arguments with gymkit serve's
@@ -141,6 +207,9 @@ func parseRolloutArgs(args []string) (rolloutArgs, error) {
 				return n, nil
 			}
 			if ok, err := a.commonFlags.set(flag, name, value); ok {
+				return err
+			}
+			if ok, err := a.bounds.set(flag, name, value); ok {
 				return err
 			}
 			var err error
@@ -223,7 +292,7 @@ var collectorOptions = map[string]string{
 func knownRolloutFlag(name string) bool {
 	switch name {
 	case "c", "config", "i", "input", "o", "output", "door", "instance", "url", "concurrency", "limit",
-		"num-repeats", "agent-name", "log-format", "log-level", "port":
+		"num-repeats", "agent-name", "log-format", "log-level", "port", "request-timeout", "max-answer-bytes":
 		return true
 	}
 	return false
@@ -302,6 +371,7 @@ func runRollout(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		Input: a.input, Output: a.output, URL: base, Door: a.door, Instance: instance, AgentName: a.agentName,
 		Concurrency: a.concurrency, Limit: a.limit, NumRepeats: a.numRepeats,
 		Stdout: stdout, Warn: stderr, Progress: progress,
+		RequestTimeout: a.requestTimeout, MaxAnswerBytes: a.maxAnswerBytes,
 	})
 	var inputErr *rl.InputError
 	if errors.As(err, &inputErr) {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -16,10 +15,11 @@ import (
 )
 
 // gymkitRun runs the CLI in process with a live context and returns its
-// exit status, stdout and stderr.
+// exit status, stdout and stderr. The buffers are safe for concurrent use:
+// an instance started in process logs on stderr from its own goroutines.
 func gymkitRun(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
+	var stdout, stderr syncBuffer
 	code := Run(context.Background(), args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }

@@ -16,8 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/gymkit/gymkit/framework"
 )
 
@@ -52,12 +50,23 @@ type Options struct {
 	// NumRepeats is how many rollouts each row gets (task-major); 0 means 1.
 	NumRepeats int
 	// HTTPClient makes every request (seed, tools, verify, MCP,
-	// aggregate_metrics); nil means a pooled client without timeouts (a tool
-	// call may take minutes). Run closes the client's idle connections when
-	// it returns (http.Client.CloseIdleConnections), so that the instance's
-	// drain does not wait for connections the client keeps (Go's
-	// http.Server.Shutdown waits up to 5 s for one dialed but never used).
+	// aggregate_metrics); nil means a pooled client with enough idle
+	// connections for Concurrency. RequestTimeout and MaxAnswerBytes bound
+	// every request whatever the client. Run closes the client's idle
+	// connections when it returns (http.Client.CloseIdleConnections), so
+	// that the instance's drain does not wait for connections the client
+	// keeps (Go's http.Server.Shutdown waits up to 5 s for one dialed but
+	// never used).
 	HTTPClient *http.Client
+	// RequestTimeout bounds each request, from sending it to the last byte
+	// of its answer (a rollout whose request reaches it fails with
+	// FailureTimeout); 0 means DefaultRequestTimeout. The first GET / of
+	// the run is bounded by the smaller of this and 30 seconds.
+	RequestTimeout time.Duration
+	// MaxAnswerBytes bounds each answer's body in bytes (a rollout whose
+	// answer exceeds it fails with FailureTooLarge); 0 means
+	// DefaultMaxAnswerBytes.
+	MaxAnswerBytes int64
 	// Warn receives the warnings, one line per row with nothing to replay
 	// (see [Run]); nil: os.Stderr.
 	Warn io.Writer
@@ -151,7 +160,8 @@ const maxFailures = 20
 //     the row has them);
 //   - <stem>_failures.jsonl (appended to, created even when empty): rollouts
 //     whose verify answer has a non-null _ng_failure_class, and gymkit's own
-//     failures (FailureSeed, FailureVerify, FailureTransport);
+//     failures (FailureSeed, FailureVerify, FailureTransport, FailureTimeout,
+//     FailureTooLarge);
 //   - <stem>_aggregate_metrics.json: one POST /aggregate_metrics per agent
 //     with the successful rows, stripped as the collector strips them.
 //
@@ -203,6 +213,11 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		hc = pooledClient(opts.Concurrency)
 	}
 	defer hc.CloseIdleConnections()
+	c, err := NewClient(ClientOptions{URL: opts.URL, Door: opts.Door, Instance: opts.Instance, HTTPClient: hc,
+		RequestTimeout: opts.RequestTimeout, MaxAnswerBytes: opts.MaxAnswerBytes, Now: now})
+	if err != nil {
+		return nil, err
+	}
 
 	if opts.Limit > 0 {
 		fmt.Fprintf(out, "Limiting the number of rows to %d\n", opts.Limit)
@@ -227,7 +242,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if same(opts.Input, paths.Results) || same(opts.Input, paths.Materialized) || same(opts.Input, paths.Failures) {
 		return nil, &InputError{Path: opts.Input, Msg: "the output files would overwrite the input"}
 	}
-	if err := reach(ctx, hc, strings.TrimRight(opts.URL, "/")); err != nil {
+	if err := c.Reach(ctx); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(opts.Output), 0o755); err != nil {
@@ -252,14 +267,6 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	defer failures.Close()
 	fmt.Fprintf(out, "Querying with %d concurrent requests\n", opts.Concurrency)
 
-	c := &client{
-		base:   strings.TrimRight(opts.URL, "/"),
-		door:   opts.Door,
-		server: opts.Instance,
-		http:   hc,
-		mcp:    mcp.NewClient(&mcp.Implementation{Name: "gymkit-rollout", Version: "1"}, nil),
-		now:    now,
-	}
 	sum := &Summary{Paths: paths, Total: len(rows), ByClass: map[string]int{}}
 	var progress *nemoProgress
 	if opts.Progress == nil {
@@ -280,7 +287,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	for range min(opts.Concurrency, len(rows)) {
 		wg.Go(func() {
 			for pos := range next {
-				doneCh <- done{pos, c.run(ctx, pos, rows[pos])}
+				doneCh <- done{pos, c.run(ctx, pos, rows[pos], nil)}
 			}
 		})
 	}
@@ -311,9 +318,9 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		if f := d.outcome.failed; f != nil {
 			result = d.outcome.body
 			set(&result, "reward", floatValue(0))
-			set(&result, keyFailureClass, framework.StringValue(f.class))
-			set(&result, keyFailureError, framework.StringValue(f.err))
-			class = f.class
+			set(&result, keyFailureClass, framework.StringValue(f.Class))
+			set(&result, keyFailureError, framework.StringValue(f.Msg))
+			class = f.Class
 		} else {
 			result = d.outcome.verified
 			if fc, ok := result.Get(keyFailureClass); ok && fc.Kind != framework.KindNull {
@@ -340,7 +347,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		case class != "":
 			msg := ""
 			if d.outcome.failed != nil {
-				msg = d.outcome.failed.err
+				msg = d.outcome.failed.Msg
 			} else if e, ok := result.Get("_ng_failure_judge_error"); ok {
 				msg = e.Str
 			}
@@ -447,7 +454,7 @@ func compareValues(x, y framework.Value) int {
 // persisted rows in (task, rollout) order, stripped as the collector strips
 // them (python-compat 2.4), prints each agent's key metrics and writes the
 // aggregate metrics file. Without persisted rows nothing is written.
-func (c *client) aggregate(ctx context.Context, out io.Writer, sum *Summary, paths Paths, rows []framework.Value, persisted []int, stripped []framework.Value) error {
+func (c *Client) aggregate(ctx context.Context, out io.Writer, sum *Summary, paths Paths, rows []framework.Value, persisted []int, stripped []framework.Value) error {
 	if len(persisted) == 0 {
 		return nil
 	}
@@ -469,10 +476,11 @@ func (c *client) aggregate(ctx context.Context, out io.Writer, sum *Summary, pat
 		if err != nil {
 			return fmt.Errorf("aggregate_metrics for %s: encoding the request: %w", name, err)
 		}
-		status, answer, err := c.post(ctx, &cookies{}, "/aggregate_metrics", body)
-		if err != nil {
-			return fmt.Errorf("aggregate_metrics for %s: %w", name, err)
+		ex := c.post(ctx, &cookies{}, "aggregate_metrics", "/aggregate_metrics", body)
+		if ex.Err != nil {
+			return fmt.Errorf("aggregate_metrics for %s: %w", name, ex.Err)
 		}
+		status, answer := ex.Status, ex.Body
 		if status/100 != 2 {
 			return fmt.Errorf("aggregate_metrics for %s: %s", name, httpError(status, "/aggregate_metrics", answer))
 		}
@@ -583,10 +591,12 @@ func (e *UnreachableError) Error() string {
 // Unwrap returns the transport's error, for errors.Is and errors.As.
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
-// reach makes one GET request to base/: any HTTP answer, whatever its
-// status, means the instance is reachable.
-func reach(ctx context.Context, hc *http.Client, base string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/", nil)
+// reach makes one GET request to base/ within timeout: any HTTP answer,
+// whatever its status, means the instance is reachable.
+func reach(ctx context.Context, hc *http.Client, base string, timeout time.Duration) error {
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, base+"/", nil)
 	if err != nil {
 		return &UnreachableError{URL: base, Err: err}
 	}
@@ -595,6 +605,9 @@ func reach(ctx context.Context, hc *http.Client, base string) error {
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
+		}
+		if errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			err = fmt.Errorf("no answer to GET / within %v", timeout)
 		}
 		return &UnreachableError{URL: base, Err: err}
 	}

@@ -28,10 +28,17 @@
 //
 // A tool's error answer is an output, as in NeMo. A rollout fails only when
 // the seed or verify answer is not a 2xx JSON object, or a request cannot
-// be made; it is then written to the failures file with a _ng_failure_class
-// of [FailureSeed], [FailureVerify] or [FailureTransport], "reward": 0.0 and
+// be made or gets no complete answer within the client's bounds (a request
+// timeout, [DefaultRequestTimeout], and an answer size,
+// [DefaultMaxAnswerBytes]); it is then written to the failures file with a
+// _ng_failure_class of [FailureSeed], [FailureVerify], [FailureTransport],
+// [FailureTimeout] or [FailureTooLarge], "reward": 0.0 and
 // "_ng_failure_error". The files, their key order and the prints follow
 // python-compat section 2; see [Run].
+//
+// [Client] is the agent side alone: one rollout of one row, each step
+// reported as an [Exchange] (gymkit compare drives two instances with it).
+// [ReadRows] reads and materializes the rows as Run does.
 //
 // [Start] serves a configured instance in process on a loopback port, so
 // that a run needs no separate server.

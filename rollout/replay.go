@@ -1,17 +1,14 @@
 package rollout
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -35,6 +32,12 @@ const (
 	// FailureTransport: a request could not be made or answered (connection
 	// refused or reset, an MCP transport or protocol failure).
 	FailureTransport = "transport"
+	// FailureTimeout: a request got no complete answer within the request
+	// timeout (gymkit rollout --request-timeout; see [TimeoutError]).
+	FailureTimeout = "timeout"
+	// FailureTooLarge: an answer was larger than the answer bound (gymkit
+	// rollout --max-answer-bytes; see [AnswerTooLargeError]).
+	FailureTooLarge = "answer_too_large"
 )
 
 // keyFailureError carries the reason of a gymkit failure (NeMo's judge
@@ -156,24 +159,8 @@ func bareName(name, server string) string {
 	return mcpexpose.NormalizeToolName(name, "")
 }
 
-// failure is a row that did not complete: seed or verify failed or the
-// transport broke.
-type failure struct {
-	class string
-	err   string
-}
-
-func (f *failure) Error() string { return f.class + ": " + f.err }
-
-// client runs rollouts against one instance.
-type client struct {
-	base   string // base URL without a trailing "/"
-	door   Door
-	server string // the instance name when known (MCP prefix normalization)
-	http   *http.Client
-	mcp    *mcp.Client
-	now    func() time.Time
-}
+// failure is a rollout that did not complete.
+type failure = RolloutError
 
 // rolloutOutcome is the result of one rollout.
 type rolloutOutcome struct {
@@ -182,8 +169,12 @@ type rolloutOutcome struct {
 	body     framework.Value // the verify body (or what there was of it), for failure rows
 }
 
-// run replays one materialized row: seed, the calls through the door, verify.
-func (c *client) run(ctx context.Context, pos int, row framework.Value) rolloutOutcome {
+// run replays one materialized row: seed, the calls through the door,
+// verify; observe (when not nil) receives each step's Exchange.
+func (c *Client) run(ctx context.Context, pos int, row framework.Value, observe func(Exchange)) rolloutOutcome {
+	if observe == nil {
+		observe = func(Exchange) {}
+	}
 	p := planOf(row)
 	resp := c.response(pos, row)
 	body := clone(row)
@@ -197,16 +188,17 @@ func (c *client) run(ctx context.Context, pos int, row framework.Value) rolloutO
 		return outcome(&failure{FailureSeed, "encoding the row: " + err.Error()})
 	}
 	jar := &cookies{}
-	status, seedAnswer, err := c.post(ctx, jar, "/seed_session", seedBody)
-	if err != nil {
-		return outcome(&failure{FailureTransport, err.Error()})
+	ex := c.post(ctx, jar, "seed_session", "/seed_session", seedBody)
+	observe(ex)
+	if ex.Err != nil {
+		return outcome(&failure{classOf(ex.Err), ex.Err.Error()})
 	}
-	if status/100 != 2 {
-		return outcome(&failure{FailureSeed, httpError(status, "/seed_session", seedAnswer)})
+	if ex.Status/100 != 2 {
+		return outcome(&failure{FailureSeed, httpError(ex.Status, "/seed_session", ex.Body)})
 	}
-	seed, err := framework.ParseJSON(seedAnswer)
+	seed, err := framework.ParseJSON(ex.Body)
 	if err != nil || seed.Kind != framework.KindObject {
-		return outcome(&failure{FailureSeed, "the answer of POST /seed_session is not a JSON object: " + clip(seedAnswer)})
+		return outcome(&failure{FailureSeed, "the answer of POST /seed_session is not a JSON object: " + clip(ex.Body)})
 	}
 
 	var door toolDoor
@@ -244,10 +236,11 @@ func (c *client) run(ctx context.Context, pos int, row framework.Value) rolloutO
 			b, _ := framework.MarshalJSON(msg, framework.JSONPythonDumps)
 			output = string(b)
 		} else {
-			out, err := door.call(ctx, bare, args)
-			if err != nil {
+			out, ex := door.call(ctx, bare, args)
+			observe(ex)
+			if ex.Err != nil {
 				setOutput(&resp, items)
-				return outcome(&failure{FailureTransport, fmt.Sprintf("tool call %s: %v", bare, err)})
+				return outcome(&failure{classOf(ex.Err), fmt.Sprintf("tool call %s: %v", bare, ex.Err)})
 			}
 			output = out
 		}
@@ -267,16 +260,17 @@ func (c *client) run(ctx context.Context, pos int, row framework.Value) rolloutO
 	if err != nil {
 		return rolloutOutcome{failed: &failure{FailureVerify, "encoding the verify body: " + err.Error()}, body: body}
 	}
-	status, answer, err := c.post(ctx, jar, "/verify", verifyBody)
-	if err != nil {
-		return rolloutOutcome{failed: &failure{FailureTransport, err.Error()}, body: body}
+	ex = c.post(ctx, jar, "verify", "/verify", verifyBody)
+	observe(ex)
+	if ex.Err != nil {
+		return rolloutOutcome{failed: &failure{classOf(ex.Err), ex.Err.Error()}, body: body}
 	}
-	if status/100 != 2 {
-		return rolloutOutcome{failed: &failure{FailureVerify, httpError(status, "/verify", answer)}, body: body}
+	if ex.Status/100 != 2 {
+		return rolloutOutcome{failed: &failure{FailureVerify, httpError(ex.Status, "/verify", ex.Body)}, body: body}
 	}
-	v, err := framework.ParseJSON(answer)
+	v, err := framework.ParseJSON(ex.Body)
 	if err != nil || v.Kind != framework.KindObject {
-		return rolloutOutcome{failed: &failure{FailureVerify, "the answer of POST /verify is not a JSON object: " + clip(answer)}, body: body}
+		return rolloutOutcome{failed: &failure{FailureVerify, "the answer of POST /verify is not a JSON object: " + clip(ex.Body)}, body: body}
 	}
 	return rolloutOutcome{verified: v, body: body}
 }
@@ -297,7 +291,7 @@ func pyExceptionName(err error) string {
 // id, created_at, model (the row's, else "gymkit-rollout"), object, output,
 // parallel_tool_calls, tool_choice and tools (from responses_create_params,
 // with NeMo's defaults).
-func (c *client) response(pos int, row framework.Value) framework.Value {
+func (c *Client) response(pos int, row framework.Value) framework.Value {
 	rcp, _ := row.Get(keyRCP)
 	model := framework.StringValue("gymkit-rollout")
 	if m, ok := rcp.Get("model"); ok && m.Kind == framework.KindString {
@@ -358,30 +352,6 @@ func (j *cookies) update(resp *http.Response) {
 	j.header = strings.Join(parts, "; ")
 }
 
-// post sends a JSON body to path with the jar's cookies and returns the
-// status and the whole answer.
-func (c *client) post(ctx context.Context, jar *cookies, path string, body []byte) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if jar.header != "" {
-		req.Header.Set("Cookie", jar.header)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return 0, nil, fmt.Errorf("POST %s: %w", path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, nil, fmt.Errorf("POST %s: reading the answer: %w", path, err)
-	}
-	jar.update(resp)
-	return resp.StatusCode, b, nil
-}
-
 // httpError describes a non-2xx answer.
 func httpError(status int, path string, body []byte) string {
 	return fmt.Sprintf("HTTP %d from POST %s: %s", status, path, clip(body))
@@ -406,31 +376,29 @@ type toolDoor interface {
 	serverName(instance string) string
 	// emitted is the name a call is recorded under.
 	emitted(bare string) string
-	// call runs a tool; the output is what the agent records. An error is a
-	// transport failure.
-	call(ctx context.Context, tool string, args framework.Value) (string, error)
+	// call runs a tool; the output is what the agent records, the Exchange
+	// the request and its answer (its Err a transport failure).
+	call(ctx context.Context, tool string, args framework.Value) (string, Exchange)
 }
 
 // httpDoor is simple_agent's: POST /<tool> with the parsed arguments and the
 // rollout's cookies; the output is the raw answer, whatever its status.
 type httpDoor struct {
-	c   *client
+	c   *Client
 	jar *cookies
 }
 
 func (d *httpDoor) serverName(instance string) string { return instance }
 func (d *httpDoor) emitted(bare string) string        { return bare }
 
-func (d *httpDoor) call(ctx context.Context, tool string, args framework.Value) (string, error) {
+func (d *httpDoor) call(ctx context.Context, tool string, args framework.Value) (string, Exchange) {
+	path := "/" + url.PathEscape(tool)
 	body, err := compact(args)
 	if err != nil {
-		return "", err
+		return "", Exchange{Step: tool, Route: "POST " + path, Err: err}
 	}
-	_, answer, err := d.c.post(ctx, d.jar, "/"+url.PathEscape(tool), body)
-	if err != nil {
-		return "", err
-	}
-	return string(answer), nil
+	ex := d.c.post(ctx, d.jar, tool, path, body)
+	return string(ex.Body), ex
 }
 
 // ProtocolVersion is the MCP protocol version the rollout client offers in
@@ -445,10 +413,12 @@ const ProtocolVersion = "2025-06-18"
 // the output is the text content of the result, isError or not.
 type mcpDoor struct {
 	server string
+	path   string // the endpoint's path, "/mcp"
 	cs     *mcp.ClientSession
+	tr     *mcpTransport
 }
 
-func (c *client) mcpDoor(ctx context.Context, seed framework.Value) (*mcpDoor, *failure) {
+func (c *Client) mcpDoor(ctx context.Context, seed framework.Value) (*mcpDoor, *failure) {
 	meta, ok := seed.Get(mcpexpose.SeedKey)
 	if !ok || meta.Kind != framework.KindObject {
 		return nil, &failure{FailureSeed, `the answer of POST /seed_session has no "mcp" key: is expose_tools_over_mcp on for this instance?`}
@@ -468,33 +438,52 @@ func (c *client) mcpDoor(ctx context.Context, seed framework.Value) (*mcpDoor, *
 			hdr.Set(m.Key, m.Value.Str)
 		}
 	}
-	hc := &http.Client{Transport: headerTransport{base: c.http.Transport, header: hdr}}
-	endpoint := c.base + "/" + strings.TrimLeft(path, "/")
+	path = "/" + strings.TrimLeft(path, "/")
+	tr := &mcpTransport{c: c, path: path, header: hdr}
+	hc := &http.Client{Transport: tr}
+	endpoint := c.base + path
 	cs, err := c.mcp.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
+		if f := tr.failure(); f != nil {
+			return nil, &failure{classOf(f), fmt.Sprintf("MCP initialize at %s: %v", endpoint, f)}
+		}
 		return nil, &failure{FailureTransport, fmt.Sprintf("MCP initialize at %s: %v", endpoint, err)}
 	}
-	return &mcpDoor{server: name.Str, cs: cs}, nil
+	return &mcpDoor{server: name.Str, path: path, cs: cs, tr: tr}, nil
 }
 
 func (d *mcpDoor) serverName(string) string   { return d.server }
 func (d *mcpDoor) emitted(bare string) string { return "mcp__" + d.server + "__" + bare }
 func (d *mcpDoor) close()                     { _ = d.cs.Close() }
 
-func (d *mcpDoor) call(ctx context.Context, tool string, args framework.Value) (string, error) {
+func (d *mcpDoor) call(ctx context.Context, tool string, args framework.Value) (string, Exchange) {
+	route := "POST " + d.path + " tools/call " + tool
 	raw, err := compact(args)
 	if err != nil {
-		return "", err
+		return "", Exchange{Step: tool, Route: route, Err: err}
 	}
 	res, err := d.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(raw)})
+	ex := Exchange{Step: tool, Route: route}
+	if cp := d.tr.take(); cp != nil {
+		ex = cp.exchange(tool, route)
+	}
 	if err != nil {
-		// A JSON-RPC error answer is the tool's output, as Claude Code
-		// records it; anything else is the transport.
-		var we *jsonrpc.Error
-		if errors.As(err, &we) {
-			return fmt.Sprintf("MCP error %d: %s", we.Code, we.Message), nil
+		// A bound reached is the transport's failure, whatever the go-sdk
+		// made of it (it may report a JSON-RPC error). A JSON-RPC error
+		// answer is the tool's output, as Claude Code records it; anything
+		// else is the transport.
+		if f := d.tr.failure(); f != nil {
+			ex.Err = f
+			return "", ex
 		}
-		return "", err
+		var we *jsonrpc.Error
+		if errors.As(err, &we) && ex.Err == nil {
+			return fmt.Sprintf("MCP error %d: %s", we.Code, we.Message), ex
+		}
+		if ex.Err == nil {
+			ex.Err = fmt.Errorf("%s: %w", route, err)
+		}
+		return "", ex
 	}
 	var parts []string
 	for _, c := range res.Content {
@@ -502,24 +491,5 @@ func (d *mcpDoor) call(ctx context.Context, tool string, args framework.Value) (
 			parts = append(parts, t.Text)
 		}
 	}
-	return strings.Join(parts, "\n"), nil
-}
-
-// headerTransport adds the seed's MCP headers (the session token) to every
-// request of the MCP client.
-type headerTransport struct {
-	base   http.RoundTripper
-	header http.Header
-}
-
-func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, vs := range t.header {
-		r.Header[k] = vs
-	}
-	base := t.base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	return base.RoundTrip(r)
+	return strings.Join(parts, "\n"), ex
 }

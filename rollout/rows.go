@@ -166,3 +166,32 @@ func PathsFor(output string) Paths {
 		Aggregate:    dir + stem + "_aggregate_metrics.json",
 	}
 }
+
+// Row is one rollout's row, as [ReadRows] returns it.
+type Row struct {
+	// Line is the row's 1-based line in the input file.
+	Line int
+	// Value is the row as NeMo's collector sends it to /seed_session:
+	// with agent_ref, _ng_task_index and _ng_rollout_index (see [Run]).
+	Value framework.Value
+}
+
+// ReadRows reads the rows file at path as [Run] does (the first limit rows
+// when limit is positive, each a JSON object with responses_create_params)
+// and materializes them as NeMo's collector does: numRepeats rollouts per
+// row (0 means 1), task-major, agent_ref {"name": agentName} given to rows
+// without one, _ng_task_index and _ng_rollout_index set. The error is an
+// *[InputError] naming the file and line. It is safe for concurrent use.
+func ReadRows(path string, limit, numRepeats int, agentName string) ([]Row, error) {
+	in, err := readRows(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	numRepeats = max(numRepeats, 1)
+	vs := materialize(in, numRepeats, agentName)
+	rows := make([]Row, len(vs))
+	for i, v := range vs {
+		rows[i] = Row{Line: in[i/numRepeats].line, Value: v}
+	}
+	return rows, nil
+}

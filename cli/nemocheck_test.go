@@ -72,44 +72,62 @@ policy_model:
 // PYTHONPATH that finds the fake nemo_gym.
 func newNemoTree(t *testing.T, withUV bool) nemoTree {
 	t.Helper()
-	python := pythonExe(t)
-	var tr nemoTree
-	for _, p := range []*string{&tr.root, &tr.nemo, &tr.bin} {
-		d, err := filepath.EvalSymlinks(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		*p = d
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	mkfile(t, filepath.Join(tr.nemo, "nemo_gym", "__init__.py"), "raise SystemExit('gymkit check --nemo must not import nemo_gym')\n")
-	mkfile(t, filepath.Join(tr.nemo, "pyproject.toml"), "[project]\nname = \"nemo-gym\"\n")
-	for _, s := range []string{"resources_servers/example_mcp_weather", "resources_servers/gymkit_test_paths", "resources_servers/math_with_judge",
-		"responses_api_agents/simple_agent", "responses_api_models/openai_model"} {
-		mkfile(t, filepath.Join(tr.nemo, s, "app.py"), "# NeMo's Python server\n")
-		mkfile(t, filepath.Join(tr.nemo, s, "requirements.txt"), "-e nemo-gym[dev] @ ../../\n")
-	}
+	tr := nemoTree{root: root, nemo: fakeNemo(t), headPort: closedPort(t)}
 	for _, name := range []string{"example_mcp_weather", pathsServerType} {
 		gymkitFolder(t, tr.root, name)
 	}
 	if err := os.MkdirAll(filepath.Join(tr.root, "servers", pathsServerType, "data"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tr.headPort = closedPort(t)
 	mkfile(t, filepath.Join(tr.root, "configs", "nemo.yaml"), strings.Replace(nemoBase, "%d", strconv.Itoa(tr.headPort), 1))
-	if err := os.Symlink(python, filepath.Join(tr.bin, "python3")); err != nil {
+	tr.bin = launcherEnv(t, tr.root, tr.nemo, withUV)
+	return tr
+}
+
+// fakeNemo writes a fake NeMo install, as an editable checkout: a nemo_gym
+// package that must not be imported, pyproject.toml, and NeMo's own Python
+// servers of the names the tests use (gymkit's among them).
+func fakeNemo(t *testing.T) string {
+	t.Helper()
+	nemo, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mkfile(t, filepath.Join(nemo, "nemo_gym", "__init__.py"), "raise SystemExit('gymkit check --nemo must not import nemo_gym')\n")
+	mkfile(t, filepath.Join(nemo, "pyproject.toml"), "[project]\nname = \"nemo-gym\"\n")
+	for _, s := range []string{"resources_servers/example_mcp_weather", "resources_servers/example_session_state_mgmt", "resources_servers/math_advanced_calculations",
+		"resources_servers/workplace_assistant", "resources_servers/gymkit_test_paths", "resources_servers/math_with_judge",
+		"responses_api_agents/simple_agent", "responses_api_models/openai_model"} {
+		mkfile(t, filepath.Join(nemo, s, "app.py"), "# NeMo's Python server\n")
+		mkfile(t, filepath.Join(nemo, s, "requirements.txt"), "-e nemo-gym[dev] @ ../../\n")
+	}
+	return nemo
+}
+
+// launcherEnv makes cwd the working directory and gives the process a PATH
+// of python3 (and a stand-in uv, when withUV) only, a PYTHONPATH that finds
+// nemo's nemo_gym and no NEMO_GYM_EXTRA_ROOTS; it returns the PATH folder.
+func launcherEnv(t *testing.T, cwd, nemo string, withUV bool) string {
+	t.Helper()
+	bin := t.TempDir()
+	if err := os.Symlink(pythonExe(t), filepath.Join(bin, "python3")); err != nil {
 		t.Fatal(err)
 	}
 	if withUV {
-		mkfile(t, filepath.Join(tr.bin, "uv"), "#!/bin/sh\nexit 0\n")
-		if err := os.Chmod(filepath.Join(tr.bin, "uv"), 0o755); err != nil {
+		mkfile(t, filepath.Join(bin, "uv"), "#!/bin/sh\nexit 0\n")
+		if err := os.Chmod(filepath.Join(bin, "uv"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("PATH", tr.bin)
-	t.Setenv("PYTHONPATH", tr.nemo)
+	t.Setenv("PATH", bin)
+	t.Setenv("PYTHONPATH", nemo)
 	t.Setenv("NEMO_GYM_EXTRA_ROOTS", "")
-	t.Chdir(tr.root)
-	return tr
+	t.Chdir(cwd)
+	return bin
 }
 
 // gymkitFolder writes servers/NAME with app.py and requirements.txt as
@@ -672,4 +690,45 @@ func TestCheckNemoConfig(t *testing.T) {
 			},
 		},
 	})
+}
+
+// configs/nemo_stack.yaml is the guide's config (docs/nemo.md shows it, its
+// header comment aside), and gymkit check --nemo finds nothing to fix in it
+// from the repository root: the four shipped environments through their
+// resources_servers links, NeMo's servers in its install root.
+func TestNemoStackConfig(t *testing.T) {
+	file, err := os.ReadFile(filepath.Join("..", "configs", "nemo_stack.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "nemo.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(doc), "```yaml\n")
+	block, _, _ = strings.Cut(block, "```\n")
+	_, body, _ := strings.Cut(string(file), "\n\n") // after the header comment
+	if !ok || block != body {
+		t.Errorf("docs/nemo.md's first yaml block is not configs/nemo_stack.yaml after its header:\n%s\n---\n%s", block, body)
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nemo := fakeNemo(t)
+	launcherEnv(t, root, nemo, true)
+	code, stdout, stderr := gymkitRun(t, "check", "--nemo", "configs/nemo_stack.yaml", "++head_server.port="+strconv.Itoa(closedPort(t)))
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, name := range []string{"example_mcp_weather", "example_session_state_mgmt", "math_advanced_calculations", "workplace_assistant"} {
+		if want := "  " + name + ": resources_servers/" + name + ", gymkit: " + filepath.Join(root, "resources_servers", name) + " (root 1)\n"; !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, s := range []string{"math_with_judge: resources_servers/math_with_judge", "workplace_assistant_simple_agent: responses_api_agents/simple_agent", "policy_model: responses_api_models/openai_model"} {
+		if !strings.Contains(stdout, "  "+s+", Python: "+nemo) {
+			t.Errorf("stdout lacks %s in NeMo's tree:\n%s", s, stdout)
+		}
+	}
 }

@@ -28,8 +28,10 @@ const newUsage = `Usage: gymkit new NAME [--dispatcher] [--module PATH [--replac
 
 Write a complete environment named NAME (a snake_case server type: my_env): the
 server with a config key, its request and response types, a tool (echo), verify,
-a test, configs/NAME.yaml, a README and the app.py NeMo's launcher runs. What it
-writes compiles, registers its server type, and its test passes as written.
+a test, configs/NAME.yaml, a README, the app.py NeMo's launcher runs and the
+requirements.txt it needs to take the folder, and the link resources_servers/NAME
+to ../servers/NAME where the launcher looks (docs/nemo.md). What it writes
+compiles, registers its server type, and its test passes as written.
 
 Where it writes: the Go module you are in, found from DIR (default: the working
 directory) up to the nearest go.mod.
@@ -54,7 +56,8 @@ Flags:
   -h, --help                show this help
 
 Exit status: 0 when written; 2 for a usage error, a wrong --module or --replace,
-or when a file would be overwritten (nothing is written then).
+or when a file (or resources_servers/NAME) would be overwritten (nothing is
+written then).
 `
 
 var snakeName = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)

@@ -614,13 +614,13 @@ func (c *nemoCheck) pathFindings(b nemoBlock, keys []config.PathKey, tree map[st
 				break
 			}
 		}
-		if here := filepath.Join(c.cwd, k.Value); exists(here) {
-			msg += "; " + here + " exists: "
-			if from != "" {
-				msg += fmt.Sprintf("make %s absolute (++%s=%s)", from, from, filepath.Join(c.cwd, tree[from].(string)))
-			} else {
-				msg += "give that absolute path"
-			}
+		switch here := filepath.Join(c.cwd, k.Value); {
+		case exists(here) && from != "":
+			msg += fmt.Sprintf("; %s exists: make %s absolute (++%s=%s)", here, from, from, filepath.Join(c.cwd, tree[from].(string)))
+		case exists(here):
+			msg += "; " + here + " exists: give that absolute path"
+		default:
+			msg += "; give an absolute path, or one relative to the server folder"
 		}
 		c.find(findPath, k.Key, "%s", msg)
 	}

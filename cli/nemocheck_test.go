@@ -529,7 +529,7 @@ func TestCheckNemoPath(t *testing.T) {
 			name:  "a relative path missing under the server folder",
 			setup: func(*testing.T, nemoTree) []string { return []string{"++" + key + "data_dir=missing/dir"} },
 			want: func(tr nemoTree, _ []string) []string {
-				return []string{key + "data_dir: \"missing/dir\" is relative, so under the launcher it names " + tr.root + "/resources_servers/gymkit_test_paths/missing/dir (a relative path resolves against the server folder, the working directory NeMo gives each server), which does not exist"}
+				return []string{key + "data_dir: \"missing/dir\" is relative, so under the launcher it names " + tr.root + "/resources_servers/gymkit_test_paths/missing/dir (a relative path resolves against the server folder, the working directory NeMo gives each server), which does not exist; give an absolute path, or one relative to the server folder"}
 			},
 		},
 		{
@@ -730,5 +730,35 @@ func TestNemoStackConfig(t *testing.T) {
 		if !strings.Contains(stdout, "  "+s+", Python: "+nemo) {
 			t.Errorf("stdout lacks %s in NeMo's tree:\n%s", s, stdout)
 		}
+	}
+}
+
+// The recording's four_shipped.yaml (../shared/data/nemo-launcher/configs),
+// checked from the repository root: its relative data_dir: data/shared
+// leaves workplace_assistant's two paths naming nothing under the server
+// folder, which is why the recorded way4a run failed; nothing else is
+// reported.
+func TestCheckNemoRecordedConfig(t *testing.T) {
+	recorded, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "nemo-launcher", "configs", "four_shipped.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	launcherEnv(t, root, fakeNemo(t), true)
+	code, stdout, stderr := gymkitRun(t, "check", "--nemo", recorded, "++head_server.port="+strconv.Itoa(closedPort(t)))
+	key := "workplace_assistant.resources_servers.workplace_assistant."
+	dir := filepath.Join(root, "resources_servers", "workplace_assistant")
+	want := "gymkit check --nemo: 2 findings; gym env start would not run this configuration as written:\n"
+	for _, k := range []string{"data_dir", "tools_file"} {
+		v := map[string]string{"data_dir": "data/shared/workplace_assistant/csv_data", "tools_file": "data/shared/workplace_assistant/tools.json"}[k]
+		want += "\tpath: " + key + k + ": \"" + v + "\" is relative, so under the launcher it names " + filepath.Join(dir, v) +
+			" (a relative path resolves against the server folder, the working directory NeMo gives each server), which does not exist" +
+			"; it comes from the top-level data_dir: data/shared, which the launcher does not make absolute; give an absolute path, or one relative to the server folder\n"
+	}
+	if code != 1 || stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s\nstdout:\n%s", code, stderr, want, stdout)
 	}
 }

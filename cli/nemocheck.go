@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -29,7 +30,7 @@ import (
 
 // The kinds of finding of check --nemo, as printed.
 const (
-	findShadowed = "shadowed"  // a gymkit server the launcher would take from NeMo's install root
+	findShadowed = "shadowed"  // a gymkit server whose folder would be another server's (NeMo's, of the same name)
 	findNotFound = "not-found" // a folder no root holds with a marker file
 	findLayout   = "layout"    // the folder lacks the entrypoint, has both marker files; no entrypoint key
 	findSetup    = "setup"     // the setup step would run uv, which is not on PATH
@@ -66,6 +67,7 @@ type nemoBlock struct {
 	shadowed         bool   // gymkit, found, and its entrypoint exists but does not run gymkit
 }
 
+// rel is the folder the launcher looks for under each root: <kind>/<impl>.
 func (b nemoBlock) rel() string { return filepath.Join(b.kind, b.impl) }
 
 // otherEntrypoint reports whether b's folder holds an entrypoint that is not
@@ -78,6 +80,8 @@ func (b nemoBlock) otherEntrypoint() bool {
 	src, err := os.ReadFile(filepath.Join(b.folder, ep))
 	return err == nil && !strings.Contains(string(src), `"serve", "--nemo"`)
 }
+
+// key is the dotted key of b's block: <name>.<kind>.<impl>.
 func (b nemoBlock) key() string { return b.name + "." + b.kind + "." + b.impl }
 
 // nemoFinding is one thing gym env start would not do as the configuration means.
@@ -85,12 +89,14 @@ type nemoFinding struct {
 	kind, subject, message string
 }
 
+// nemoCheck is one run of check --nemo: the launcher's roots as found, and
+// what it has to say.
 type nemoCheck struct {
-	cwd      string
+	cwd      string // the launcher's working directory: this process's
 	roots    []nemoRoot
-	nemo     int // index of NeMo's install root in roots; -1 when unknown
-	editable bool
-	notes    []string
+	nemo     int      // index of NeMo's install root in roots; -1 when unknown
+	editable bool     // NeMo's install root holds pyproject.toml (an editable checkout)
+	notes    []string // said on stderr, not findings
 	findings []nemoFinding
 }
 
@@ -351,7 +357,7 @@ func nemoInstallRoot(ctx context.Context) (string, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", errors.New("python3 -c 'import nemo_gym': " + msg)
+		return "", errors.New("python3 cannot look up nemo_gym: " + msg)
 	}
 	root := strings.TrimSpace(string(out))
 	if root == "" {
@@ -393,7 +399,7 @@ func (c *nemoCheck) lookup(rel string, valid func(string) bool) (string, int) {
 // reported).
 func (c *nemoCheck) blocks(tree map[string]any) []nemoBlock {
 	var out []nemoBlock
-	for _, name := range sortedNames(tree) {
+	for _, name := range slices.Sorted(maps.Keys(tree)) {
 		top, ok := tree[name].(map[string]any)
 		if !ok || len(top) != 1 {
 			continue
@@ -423,15 +429,6 @@ func (c *nemoCheck) blocks(tree map[string]any) []nemoBlock {
 		}
 	}
 	return out
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // folderFindings: shadowed, not-found and layout.
@@ -496,7 +493,7 @@ func (c *nemoCheck) setupFindings(blocks []nemoBlock, tree map[string]any) {
 	}
 	skip, _ := tree["skip_venv_if_present"].(bool)
 	for _, b := range blocks {
-		if b.root < 0 || b.shadowed {
+		if _, started := b.block["entrypoint"]; !started || b.root < 0 || b.shadowed {
 			continue
 		}
 		venv := c.venv(b, tree)
@@ -607,7 +604,7 @@ func (c *nemoCheck) pathFindings(b nemoBlock, keys []config.PathKey, tree map[st
 		}
 		msg := fmt.Sprintf("%q is relative, so under the launcher it names %s (a relative path resolves against the server folder, the working directory NeMo gives each server), which does not exist", k.Value, under)
 		var from string
-		for _, name := range sortedNames(tree) {
+		for _, name := range slices.Sorted(maps.Keys(tree)) {
 			if s, ok := tree[name].(string); ok && s != "" && !filepath.IsAbs(s) && (k.Value == s || strings.HasPrefix(k.Value, strings.TrimSuffix(s, "/")+"/")) {
 				from = name
 				msg += fmt.Sprintf("; it comes from the top-level %s: %s, which the launcher does not make absolute", name, s)

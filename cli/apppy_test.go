@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeGo is a stand-in for the go command on app.py's PATH: `go build -o OUT
@@ -192,6 +194,20 @@ func TestAppPy(t *testing.T) {
 			},
 		},
 		{
+			name:  "a temporary file left by a killed build is removed",
+			procs: 1,
+			setup: func(t *testing.T, e env) (string, []string) {
+				fakeBinary(t, filepath.Join(e.root, "bin", ".myenvs.999999999.tmp"), "stale")
+				return filepath.Join(e.root, "resources_servers", "my_env"), nil
+			},
+			check: func(t *testing.T, e env, runs []appRun, builds []string) {
+				if len(builds) != 1 || runs[0].code != 0 || !strings.HasPrefix(runs[0].stdout, "build ") {
+					t.Errorf("%+v, builds %q", runs, builds)
+				}
+				leftovers(t, e.root)
+			},
+		},
+		{
 			name:  "a binary already built: go build gets a copy at its output path, so it can keep it",
 			procs: 1,
 			setup: func(t *testing.T, e env) (string, []string) {
@@ -345,5 +361,43 @@ func leftovers(t *testing.T, root string) {
 		if strings.HasSuffix(e.Name(), ".tmp") {
 			t.Errorf("bin/%s left behind", e.Name())
 		}
+	}
+}
+
+// A launcher that dies while app.py builds (its parent is gone when the
+// build is done) gets no server: app.py exits 1 instead of starting one
+// that nothing would stop.
+func TestAppPyParentGone(t *testing.T) {
+	t.Parallel()
+	root := appModule(t)
+	fakebin, log := t.TempDir(), filepath.Join(t.TempDir(), "go.log")
+	if err := os.WriteFile(filepath.Join(fakebin, "go"), []byte(fakeGo), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "app.out")
+	// sh stays app.py's parent (the "; exit" keeps it from exec'ing python);
+	// it is killed while the build sleeps.
+	parent := exec.Command("/bin/sh", "-c", `"$0" app.py > "$1" 2>&1; exit $?`, pythonExe(t), out)
+	parent.Dir = filepath.Join(root, "resources_servers", "my_env")
+	parent.Env = []string{"PATH=" + fakebin, "FAKE_GO_SLEEP=2", "FAKE_GO_LOG=" + log}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, log) // the build has started
+	if err := parent.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = parent.Wait()
+	want := "app.py (my_env): the process that started app.py (pid " + strconv.Itoa(parent.Process.Pid) + ") is gone: not starting the server\n"
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, _ := os.ReadFile(out)
+		if string(b) == want {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("app.py wrote %q, want %q", b, want)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -19,10 +19,13 @@ The binary it runs:
      building again.
   3. Else, without Go: bin/gymkit, else ./gymkit at the module root, else
      `gymkit` on PATH, as it is.
-A failed build, or no binary at all, is one message on stderr and exit status 1.
+A failed build, or no binary at all, is one message on stderr and exit status 1; so
+is a launcher that went away while app.py was building (its parent process changed):
+the server is not started then.
 """
 
 import fcntl
+import glob
 import os
 import shutil
 import subprocess
@@ -30,6 +33,7 @@ import sys
 import time
 
 STARTED = time.time()
+PARENT = os.getppid()
 # Links are resolved first: resources_servers/example_session_state_mgmt is a link to servers/example_session_state_mgmt.
 HERE = os.path.dirname(os.path.realpath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "../.."))
@@ -89,6 +93,8 @@ def build(go):
         if when >= STARTED and outcome == "failed":
             fail("go build of %s failed in another app.py started at the same time (its output is above): "
                  "fix the error, or set GYMKIT_BIN to a built binary" % BINARY)
+        for stale in glob.glob(os.path.join(BIN_DIR, "." + NAME + ".*.tmp")):
+            os.remove(stale)  # left by a build that was killed: only the lock's holder writes one
         tmp = os.path.join(BIN_DIR, ".%s.%d.tmp" % (NAME, os.getpid()))
         try:
             if executable(BINARY):
@@ -125,5 +131,10 @@ def find_binary():
 
 
 if __name__ == "__main__":
-    binary = find_binary()
+    try:
+        binary = find_binary()
+    except KeyboardInterrupt:
+        sys.exit(130)  # Ctrl-C while building or waiting for a build: no traceback
+    if os.getppid() != PARENT:
+        fail("the process that started app.py (pid %d) is gone: not starting the server" % PARENT)
     os.execv(binary, [binary, "serve", "--nemo"] + sys.argv[1:])

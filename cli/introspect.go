@@ -26,7 +26,7 @@ import (
 
 // The introspection subcommands: none binds a port.
 var (
-	checkCommand  = &command{name: "check", summary: "report every problem serve would refuse to start with (--nemo: what NeMo's launcher would do), binding nothing", usage: checkUsage, run: runCheck}
+	checkCommand  = &command{name: "check", summary: "report every problem serve would refuse to start with, serving nothing (--nemo: what NeMo's launcher would do)", usage: checkUsage, run: runCheck}
 	configCommand = &command{name: "config", summary: "print the merged, resolved configuration as YAML (secrets masked)", usage: configUsage, run: runConfig}
 	toolsCommand  = &command{name: "tools", summary: "print what tools/list shows, optionally narrowed for a seed body", usage: toolsUsage, run: runTools}
 	typesCommand  = &command{name: "types", summary: "list the registered server types", usage: typesUsage, run: runTypes}
@@ -95,6 +95,7 @@ The kinds:
              server folder (such as a top-level data_dir: data/shared it interpolates)
   port       two servers on one port; a port in disallowed_ports or the head
              server's; a port (or the head server's) in use on this host now
+             (found by listening on it for an instant)
   config     a problem serve --nemo would refuse a gymkit instance for
 Guide: docs/nemo.md.
 

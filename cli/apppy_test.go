@@ -307,6 +307,41 @@ func TestAppPy(t *testing.T) {
 			},
 		},
 		{
+			name:  "go on PATH but no go.mod at the root (a tree laid out by hand): the binary there, no build",
+			procs: 1,
+			setup: func(t *testing.T, e env) (string, []string) {
+				fakeBinary(t, filepath.Join(e.root, "bin", "myenvs"), "by hand")
+				if err := os.Remove(filepath.Join(e.root, "go.mod")); err != nil {
+					t.Fatal(err)
+				}
+				return filepath.Join(e.root, "resources_servers", "my_env"), nil
+			},
+			check: func(t *testing.T, e env, runs []appRun, builds []string) {
+				want := "by hand ran as " + filepath.Join(e.root, "bin", "myenvs") + " serve --nemo\n"
+				if len(builds) != 0 || runs[0].code != 0 || runs[0].stdout != want {
+					t.Errorf("%+v, builds %q; want %q", runs, builds, want)
+				}
+			},
+		},
+		{
+			name:  "go on PATH, no go.mod and no binary: one message, exit 1",
+			procs: 1,
+			setup: func(t *testing.T, e env) (string, []string) {
+				if err := os.Remove(filepath.Join(e.root, "go.mod")); err != nil {
+					t.Fatal(err)
+				}
+				return filepath.Join(e.root, "resources_servers", "my_env"), nil
+			},
+			check: func(t *testing.T, e env, runs []appRun, builds []string) {
+				want := "app.py (my_env): no go.mod at " + e.root + " to build from and no myenvs binary: GYMKIT_BIN is unset, neither " +
+					filepath.Join(e.root, "bin", "myenvs") + " nor " + filepath.Join(e.root, "myenvs") +
+					" exists, and myenvs is not on PATH; build it (go build -o bin/myenvs . in the module root), install Go, or set GYMKIT_BIN\n"
+				if len(builds) != 0 || runs[0].code != 1 || runs[0].stderr != want {
+					t.Errorf("%+v, builds %q; want %q", runs, builds, want)
+				}
+			},
+		},
+		{
 			name:  "GYMKIT_BIN: run as it is, never built",
 			procs: 1,
 			setup: func(t *testing.T, e env) (string, []string) {

@@ -9,16 +9,16 @@ config assigns. It uses Python's standard library only.
 
 The binary it runs:
   1. $GYMKIT_BIN when set, as it is (never built): for machines without Go.
-  2. Else, with `go` on PATH: bin/gymkit under the module root, brought up to date
-     first by `go build -o <temporary file> ./cmd/gymkit` in the module root, then renamed
+  2. Else, with `go` on PATH and a go.mod at the module root: bin/gymkit under the
+     module root, brought up to date first by `go build -o <temporary file> ./cmd/gymkit` in the module root, then renamed
      into place. Go decides what is stale (its build cache compares the content of every
      package, dependencies and replaced modules included); an up-to-date binary is not
      relinked. Several gymkit environments started at the same moment build once: the
      build runs under a lock (bin/.gymkit.lock), and a process that started before a
      build finished runs that build's result (or reports its failure) instead of
      building again.
-  3. Else, without Go: bin/gymkit, else ./gymkit at the module root, else
-     `gymkit` on PATH, as it is.
+  3. Else (no Go, or no go.mod: a folder laid out by hand): bin/gymkit, else
+     ./gymkit at the module root, else `gymkit` on PATH, as it is.
 A failed build, or no binary at all, is one message on stderr and exit status 1; so
 is a launcher that went away while app.py was building (its parent process changed):
 the server is not started then.
@@ -120,14 +120,17 @@ def find_binary():
             fail("GYMKIT_BIN=%s is not an executable file" % env)
         return env
     go = shutil.which("go")
-    if go:
+    if go and os.path.isfile(os.path.join(ROOT, "go.mod")):
         return build(go)
     found = prebuilt()
     if found:
         return found
-    fail("no Go toolchain (go is not on PATH) and no gymkit binary: GYMKIT_BIN is unset, "
-         "neither %s nor %s exists, and %s is not on PATH; build it (make build, or go build -o bin/gymkit ./cmd/gymkit), "
-         "install Go, or set GYMKIT_BIN" % (BINARY, os.path.join(ROOT, NAME), NAME))
+    why = "no Go toolchain (go is not on PATH)"
+    if go:
+        why = "no go.mod at %s to build from" % ROOT
+    fail("%s and no gymkit binary: GYMKIT_BIN is unset, neither %s nor %s exists, "
+         "and %s is not on PATH; build it (make build, or go build -o bin/gymkit ./cmd/gymkit), install Go, or set GYMKIT_BIN"
+         % (why, BINARY, os.path.join(ROOT, NAME), NAME))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@
 //	gymkit rollout --config FILE --input ROWS.jsonl --output RESULTS.jsonl [--door http|mcp] [flags]
 //	gymkit compare --reference URL --config FILE --input ROWS.jsonl [--door http|mcp] [--allow FILE] [--report FILE]
 //	gymkit check --config FILE ... [key=value ...]
+//	gymkit check --nemo [--search-dir DIR ...] CONFIG ... [key=value ...]   (what gym env start would do)
 //	gymkit config --config FILE ... [key=value ...]
 //	gymkit tools --config FILE [--instance NAME] [--seed JSON|@file] [--json]
 //	gymkit types

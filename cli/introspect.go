@@ -26,7 +26,7 @@ import (
 
 // The introspection subcommands: none binds a port.
 var (
-	checkCommand  = &command{name: "check", summary: "report every problem serve would refuse to start with, binding nothing", usage: checkUsage, run: runCheck}
+	checkCommand  = &command{name: "check", summary: "report every problem serve would refuse to start with, serving nothing (--nemo: what NeMo's launcher would do)", usage: checkUsage, run: runCheck}
 	configCommand = &command{name: "config", summary: "print the merged, resolved configuration as YAML (secrets masked)", usage: configUsage, run: runConfig}
 	toolsCommand  = &command{name: "tools", summary: "print what tools/list shows, optionally narrowed for a seed body", usage: toolsUsage, run: runTools}
 	typesCommand  = &command{name: "types", summary: "list the registered server types", usage: typesUsage, run: runTypes}
@@ -40,6 +40,7 @@ const commonFlagsUsage = `  -c, --config FILE         a config file to merge; re
 `
 
 const checkUsage = `Usage: gymkit check --config FILE [--config FILE ...] [flags] [key=value ...]
+       gymkit check --nemo [--search-dir DIR ...] CONFIG [CONFIG ...] [key=value ...]
 
 Load the configuration as gymkit serve loads it (files, env.yaml, overrides), then
 build every instance and its MCP door as serve builds them: the server type, its keys,
@@ -60,10 +61,46 @@ here): a store that does not answer is noted on the ok line and logged at Warn,
 not a problem, since serve starts and answers 503 until it does.
 
 Flags:
+      --nemo                check a NeMo launcher config (see below)
+      --search-dir DIR      with --nemo: a root to search first, as gym env start's; repeatable
 ` + commonFlagsUsage + `
 Exit status: 0 when serve would start; 2 for a usage or configuration problem
 (file, line, key, message and the closest known key, as serve reports them); 1 when
 an instance fails to build (Provision, a refused route or tool schema, the MCP door).
+
+With --nemo: what NeMo Gym's launcher would do with a launcher config, before
+anything starts. Run it where you would run gym env start, with the same arguments
+(CONFIG or --config CONFIG, --search-dir DIR, +key=value, ++key=value). It looks up
+every server folder <type>/<name> as the launcher does: under each root of
+NEMO_GYM_EXTRA_ROOTS (--search-dir folders first), then the working directory, then
+NeMo's install root (the folder above the nemo_gym package python3 imports); the
+first folder holding requirements.txt or pyproject.toml wins. The config files are
+looked up under the same roots. It prints the roots, the configs and every server's
+folder on stdout, then each finding on stderr as
+
+	<kind>: <instance or key>: <message>
+
+The kinds:
+  shadowed   a gymkit server type whose folder would be another server's: NeMo's
+             own Python server of that name, when no earlier root holds the gymkit
+             folder with requirements.txt
+  not-found  no root holds the folder (a Python server: only when NeMo's install
+             root is known)
+  layout     a folder without its entrypoint file, or with both requirements.txt
+             and pyproject.toml; a gymkit server without an entrypoint key
+  setup      the setup step would run uv (no .venv with skip_venv_if_present: true)
+             and uv is not on PATH
+  path       a path key of a gymkit server type that will not name an existing
+             file under the launcher, where a relative path resolves against the
+             server folder (such as a top-level data_dir: data/shared it interpolates)
+  port       two servers on one port; a port in disallowed_ports or the head
+             server's; a port (or the head server's) in use on this host now
+             (found by listening on it for an instant)
+  config     a problem serve --nemo would refuse a gymkit instance for
+Guide: docs/nemo.md.
+
+Exit status with --nemo: 0 no findings; 1 findings; 2 for a usage error, a config
+file that no root holds, or one that cannot be read.
 `
 
 const configUsage = `Usage: gymkit config --config FILE [--config FILE ...] [flags] [key=value ...]
@@ -223,6 +260,9 @@ func buildOne(ctx context.Context, ci config.Instance, log *slog.Logger) (*serve
 }
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if hasNemoFlag(args) {
+		return runCheckNemo(ctx, args, stdout, stderr)
+	}
 	a, err := parseIntroArgs(args, false)
 	if errors.Is(err, errHelp) {
 		fmt.Fprint(stdout, checkUsage)

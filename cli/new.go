@@ -28,8 +28,10 @@ const newUsage = `Usage: gymkit new NAME [--dispatcher] [--module PATH [--replac
 
 Write a complete environment named NAME (a snake_case server type: my_env): the
 server with a config key, its request and response types, a tool (echo), verify,
-a test, configs/NAME.yaml, a README and the app.py NeMo's launcher runs. What it
-writes compiles, registers its server type, and its test passes as written.
+a test, configs/NAME.yaml, a README, the app.py NeMo's launcher runs and the
+requirements.txt it needs to take the folder, and the link resources_servers/NAME
+to ../servers/NAME where the launcher looks (docs/nemo.md). What it writes
+compiles, registers its server type, and its test passes as written.
 
 Where it writes: the Go module you are in, found from DIR (default: the working
 directory) up to the nearest go.mod.
@@ -54,7 +56,8 @@ Flags:
   -h, --help                show this help
 
 Exit status: 0 when written; 2 for a usage error, a wrong --module or --replace,
-or when a file would be overwritten (nothing is written then).
+or when a file (or resources_servers/NAME) would be overwritten (nothing is
+written then).
 `
 
 var snakeName = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
@@ -63,6 +66,7 @@ var snakeName = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 type newData struct {
 	Name, Package, Type, ImportPath, Module, Binary, BinaryHint, Build string
 	Run                                                                string // the binary as the README and the next-step hint run it from the root
+	BinName, BuildPkg                                                  string // app.py: the binary's file name, and the package go build builds from the root
 	ConfigPath, PkgDir, RootFromServer, RootName, GoVersion            string
 	GymkitVersion, Replace                                             string
 	Dispatcher                                                         bool
@@ -129,8 +133,8 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	d := newData{Name: name, Package: strings.ReplaceAll(name, "_", ""), Type: camel(name), Dispatcher: dispatcher,
-		PkgDir: "servers/" + name, ConfigPath: "servers/" + name + "/configs/" + name + ".yaml", RootFromServer: "../.."}
+	d := baseData(name)
+	d.Dispatcher = dispatcher
 	files := map[string]string{} // path relative to root -> template
 	var edits []string           // files that get the blank import (relative to root)
 	// The module the user is in: the nearest go.mod at DIR (default: the
@@ -173,10 +177,7 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail("%s is in no Go module (no go.mod there or in a parent) and not in gymkit's checkout; to write a module of your own, give --module PATH", abs(start))
 	}
 	if module == "" {
-		d.ImportPath = buildinfo.Module + "/servers/" + name
-		d.Binary, d.BinaryHint, d.Build, d.RootName = "gymkit", "make build, or go build -o bin/gymkit ./cmd/gymkit", "make build   # bin/gymkit; or: go build -o bin/gymkit ./cmd/gymkit", "the root of gymkit's checkout"
-		d.Binary = "./bin/gymkit"
-		d.Run = d.Binary
+		d = checkoutData(d)
 		edits = append(edits, filepath.Join("servers", "all", "all.go"))
 	} else {
 		if root == "" {
@@ -184,13 +185,15 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		d.Module, d.ImportPath = module, module+"/servers/"+name
 		d.Binary = path.Base(module)
+		d.BinName, d.BuildPkg = d.Binary, "."
 		d.Run = "./" + d.Binary
-		d.BinaryHint = "go build in " + abs(root)
+		d.BinaryHint = "go build -o bin/" + d.Binary + " . in the module root"
 		d.Build = "go build   # writes ./" + d.Binary
 		d.RootName = "the module's root"
 		if !inModule {
 			files["go.mod"] = "go.mod.tmpl"
 			files["main.go"] = "main.go.tmpl"
+			files[".gitignore"] = "gitignore.tmpl"
 		} else if _, err := os.Stat(filepath.Join(root, "main.go")); err == nil {
 			edits = append(edits, "main.go")
 		} else {
@@ -211,6 +214,17 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	files[filepath.Join(dirOf, "configs", name+".yaml")] = "config.yaml.tmpl"
 	files[filepath.Join(dirOf, "README.md")] = "README.md.tmpl"
 	files[filepath.Join(dirOf, "app.py")] = "app.py.tmpl"
+	files[filepath.Join(dirOf, "requirements.txt")] = "requirements.txt.tmpl"
+	if module != "" {
+		files[filepath.Join(dirOf, ".gitignore")] = "server.gitignore.tmpl"
+	}
+	// NeMo's launcher looks for resources_servers/NAME under its roots: a
+	// link there to servers/NAME makes the module's root one of them.
+	link := filepath.Join("resources_servers", name)
+	linkTarget := filepath.Join("..", "servers", name)
+	if _, err := os.Lstat(filepath.Join(root, link)); err == nil {
+		return fail("%s exists: nothing was written", filepath.Join(root, link))
+	}
 
 	// Render everything first; write nothing when a file exists.
 	out := map[string][]byte{}
@@ -253,7 +267,13 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 			return fail("%v", err)
 		}
 	}
-	fmt.Fprintf(stdout, "gymkit new: wrote environment %s in %s\n", name, filepath.Join(abs(root), dirOf))
+	if err := os.MkdirAll(filepath.Join(root, "resources_servers"), 0o755); err != nil {
+		return fail("%v", err)
+	}
+	if err := os.Symlink(linkTarget, filepath.Join(root, link)); err != nil {
+		return fail("%v", err)
+	}
+	fmt.Fprintf(stdout, "gymkit new: wrote environment %s in %s (NeMo's launcher finds it as %s)\n", name, filepath.Join(abs(root), dirOf), link)
 	if inModule {
 		fmt.Fprintf(stdout, "gymkit new: added to module %s (%s)\n", module, filepath.Join(abs(root), "go.mod"))
 	}
@@ -268,6 +288,26 @@ func runNew(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "next:\n  go test ./servers/%s/\n  make build\n  %s serve --config %s\n", name, d.Run, d.ConfigPath)
 	}
 	return exitOK
+}
+
+// baseData is what the templates of environment name share wherever it is
+// written: its names and its paths from the module root.
+func baseData(name string) newData {
+	return newData{Name: name, Package: strings.ReplaceAll(name, "_", ""), Type: camel(name),
+		PkgDir: "servers/" + name, ConfigPath: "servers/" + name + "/configs/" + name + ".yaml", RootFromServer: "../.."}
+}
+
+// checkoutData completes d for an environment of gymkit's own checkout: the
+// gymkit binary (bin/gymkit, built from ./cmd/gymkit by make build) and the
+// servers/all registration. The shipped environments' app.py and
+// requirements.txt are these templates rendered with it (see
+// TestShippedServersNemoLayout).
+func checkoutData(d newData) newData {
+	d.ImportPath = buildinfo.Module + "/servers/" + d.Name
+	d.BinaryHint, d.Build, d.RootName = "make build, or go build -o bin/gymkit ./cmd/gymkit", "make build   # bin/gymkit; or: go build -o bin/gymkit ./cmd/gymkit", "the root of gymkit's checkout"
+	d.Binary, d.BinName, d.BuildPkg = "./bin/gymkit", "gymkit", "./cmd/gymkit"
+	d.Run = d.Binary
+	return d
 }
 
 func needsValue(flag string) bool {

@@ -176,10 +176,22 @@ func TestNewInTree(t *testing.T) {
 	if !strings.Contains(string(b), "\t_ \"github.com/gymkit/gymkit/servers/tiny_env\"\n)\n") {
 		t.Errorf("all.go:\n%s", b)
 	}
-	for _, f := range []string{"tiny_env.go", "tiny_env_test.go", "configs/tiny_env.yaml", "README.md", "app.py"} {
+	for _, f := range []string{"tiny_env.go", "tiny_env_test.go", "configs/tiny_env.yaml", "README.md", "app.py", "requirements.txt"} {
 		if _, err := os.Stat(filepath.Join(root, "servers", "tiny_env", f)); err != nil {
 			t.Error(err)
 		}
+	}
+	nemoLayout(t, root, "tiny_env")
+	// A resources_servers/NAME already there (say, a copy of NeMo's) is
+	// not replaced, and nothing is written.
+	if err := os.MkdirAll(filepath.Join(root, "resources_servers", "taken_env"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := gymkitRun(t, "new", "taken_env", "--dir", root); code != 2 || !strings.Contains(stderr, filepath.Join(root, "resources_servers", "taken_env")+" exists: nothing was written") {
+		t.Errorf("new over resources_servers/taken_env: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(root, "servers", "taken_env")); err == nil {
+		t.Error("a refused new wrote servers/taken_env")
 	}
 	for _, tc := range []struct {
 		args []string
@@ -223,6 +235,15 @@ func TestNewInExistingModule(t *testing.T) {
 		if !strings.Contains(string(main), `_ "`+imp+`"`) {
 			t.Errorf("main.go lacks %s:\n%s", imp, main)
 		}
+	}
+	for _, env := range []string{"a_env", "b_env"} {
+		nemoLayout(t, root, env)
+		if b, err := os.ReadFile(filepath.Join(root, "servers", env, ".gitignore")); err != nil || !strings.Contains(string(b), "\n.venv/\n") {
+			t.Errorf("servers/%s/.gitignore: %q, %v; want .venv/ ignored", env, b, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, ".gitignore")); err == nil {
+		t.Error("new in an existing module wrote its .gitignore")
 	}
 	for _, nested := range []string{filepath.Join(sub, "go.mod"), filepath.Join(sub, "mine", "go.mod"), filepath.Join(root, "mine")} {
 		if _, err := os.Stat(nested); err == nil {
@@ -307,6 +328,12 @@ func TestNewReplace(t *testing.T) {
 	if code != 0 || stderr != "" || !strings.Contains(string(relGomod), "replace github.com/gymkit/gymkit => "+filepath.ToSlash(wantRel)+"\n") {
 		t.Errorf("--replace ..: exit %d, %q; want => %s in\n%s", code, stderr, wantRel, relGomod)
 	}
+	// A new module ignores its build outputs (go build's and app.py's) and the
+	// server folder's .venv; NeMo's launcher finds the server from its root.
+	if b, err := os.ReadFile(filepath.Join(root, ".gitignore")); err != nil || !strings.Contains(string(b), "\n/myenvs\n/bin/\n") {
+		t.Errorf(".gitignore: %q, %v; want /myenvs and /bin/", b, err)
+	}
+	nemoLayout(t, root, "my_env")
 	// The generated README and config run the binary as the next-step hint does.
 	serve := "./myenvs serve --config servers/my_env/configs/my_env.yaml\n"
 	readme, _ := os.ReadFile(filepath.Join(root, "servers", "my_env", "README.md"))
@@ -320,5 +347,30 @@ func TestNewReplace(t *testing.T) {
 		!strings.Contains(stderr, "go mod edit -replace github.com/gymkit/gymkit=/path/to/gymkit (in "+root+")") ||
 		!strings.Contains(stderr, "--replace /path/to/gymkit") {
 		t.Errorf("without --replace: exit %d, %q", code, stderr)
+	}
+}
+
+// nemoLayout checks the folder NeMo's launcher looks for, from the module
+// root: resources_servers/NAME, a link to ../servers/NAME, holding app.py
+// and requirements.txt (comment lines only) and no pyproject.toml.
+func nemoLayout(t *testing.T, root, name string) {
+	t.Helper()
+	link := filepath.Join(root, "resources_servers", name)
+	if target, err := os.Readlink(link); err != nil || target != filepath.Join("..", "servers", name) {
+		t.Errorf("%s: link to %q (%v), want ../servers/%s", link, target, err, name)
+	}
+	for _, f := range []string{"app.py", "requirements.txt"} {
+		if st, err := os.Stat(filepath.Join(link, f)); err != nil || st.Mode()&0o111 == 0 && f == "app.py" {
+			t.Errorf("%s/%s: %v, %v", link, f, st, err)
+		}
+	}
+	req, _ := os.ReadFile(filepath.Join(link, "requirements.txt"))
+	for line := range strings.SplitSeq(strings.TrimSpace(string(req)), "\n") {
+		if !strings.HasPrefix(line, "# ") {
+			t.Errorf("%s/requirements.txt lists %q: it should hold comments only", link, line)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(link, "pyproject.toml")); err == nil {
+		t.Errorf("%s has a pyproject.toml beside requirements.txt", link)
 	}
 }

@@ -190,6 +190,9 @@ type Instance struct {
 	Line int
 
 	src *sources
+	// seePath, when set, is called by Decode with every non-empty Path value
+	// before it is resolved (see PathKeys).
+	seePath func(key, value string)
 }
 
 // Path returns the dotted key path of the server block: "<Name>.resources_servers.<ServerType>".

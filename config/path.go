@@ -76,6 +76,9 @@ func (inst Instance) resolvePaths(key string, v reflect.Value) {
 			return
 		}
 		p := v.String()
+		if inst.seePath != nil && p != "" {
+			inst.seePath(key, p)
+		}
 		if p == "" || filepath.IsAbs(p) {
 			return
 		}
@@ -109,6 +112,9 @@ func (inst Instance) resolvePaths(key string, v reflect.Value) {
 		}
 		for _, k := range v.MapKeys() {
 			p := Path(v.MapIndex(k).String())
+			if inst.seePath != nil && p != "" {
+				inst.seePath(joinKey(key, k.String()), string(p))
+			}
 			if p == "" || filepath.IsAbs(string(p)) {
 				continue
 			}

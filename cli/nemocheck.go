@@ -1,0 +1,722 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/framework"
+)
+
+// gymkit check --nemo: what NeMo Gym's launcher (gym env start) would do with
+// a configuration, found out before anything starts. It follows the
+// launcher's rules as NeMo's nemo_gym/__init__.py (component_search_roots,
+// _resolve_under_cwd_or_install) and nemo_gym/cli/env.py (_resolve_server_dir,
+// RunHelper.start) state them, and ../shared/data/nemo-launcher/ records
+// them: docs/nemo.md explains them to a user.
+
+// The kinds of finding of check --nemo, as printed.
+const (
+	findShadowed = "shadowed"  // a gymkit server whose folder would be another server's (NeMo's, of the same name)
+	findNotFound = "not-found" // a folder no root holds with a marker file
+	findLayout   = "layout"    // the folder lacks the entrypoint, has both marker files; no entrypoint key
+	findSetup    = "setup"     // the setup step would run uv, which is not on PATH
+	findPath     = "path"      // a path key of a gymkit server that will not resolve under its folder
+	findPort     = "port"      // two servers on one port, a disallowed port, the head server's, one in use
+	findConfig   = "config"    // a problem gymkit serve --nemo would refuse the instance for
+)
+
+// launcherPython finds NeMo's install root: the folder above the nemo_gym
+// package that python3 imports (NeMo's PARENT_DIR), without running the
+// package's __init__.
+const launcherPython = `import importlib.util, os
+s = importlib.util.find_spec("nemo_gym")
+print(os.path.dirname(os.path.dirname(os.path.abspath(s.origin))) if s and s.origin else "")
+`
+
+// markers are the files that make a folder a server folder for the launcher.
+var markers = []string{"requirements.txt", "pyproject.toml"}
+
+// nemoRoot is one root the launcher looks under.
+type nemoRoot struct {
+	dir   string // as the launcher joins it (an extra root may be relative to the working directory)
+	abs   string // dir made absolute against the working directory, cleaned
+	label string // where it comes from: --search-dir, NEMO_GYM_EXTRA_ROOTS, ...
+}
+
+// nemoBlock is one server the launcher would start (a block with an entrypoint).
+type nemoBlock struct {
+	name, kind, impl string // <name>: <kind>: <impl>: {...}
+	block            map[string]any
+	gymkit           bool   // a resources server of a type registered in this binary
+	folder           string // the folder the launcher would cd into (absolute)
+	root             int    // index of the root it is found under; -1: not found
+	shadowed         bool   // gymkit, found, and its entrypoint exists but does not run gymkit
+}
+
+// rel is the folder the launcher looks for under each root: <kind>/<impl>.
+func (b nemoBlock) rel() string { return filepath.Join(b.kind, b.impl) }
+
+// otherEntrypoint reports whether b's folder holds an entrypoint that is not
+// a gymkit app.py (which execs the binary with "serve", "--nemo").
+func (b nemoBlock) otherEntrypoint() bool {
+	ep, _ := b.block["entrypoint"].(string)
+	if ep == "" {
+		ep = "app.py"
+	}
+	src, err := os.ReadFile(filepath.Join(b.folder, ep))
+	return err == nil && !strings.Contains(string(src), `"serve", "--nemo"`)
+}
+
+// key is the dotted key of b's block: <name>.<kind>.<impl>.
+func (b nemoBlock) key() string { return b.name + "." + b.kind + "." + b.impl }
+
+// nemoFinding is one thing gym env start would not do as the configuration means.
+type nemoFinding struct {
+	kind, subject, message string
+}
+
+// nemoCheck is one run of check --nemo: the launcher's roots as found, and
+// what it has to say.
+type nemoCheck struct {
+	cwd      string // the launcher's working directory: this process's
+	roots    []nemoRoot
+	nemo     int      // index of NeMo's install root in roots; -1 when unknown
+	editable bool     // NeMo's install root holds pyproject.toml (an editable checkout)
+	notes    []string // said on stderr, not findings
+	findings []nemoFinding
+}
+
+func (c *nemoCheck) find(kind, subject, format string, args ...any) {
+	c.findings = append(c.findings, nemoFinding{kind, subject, fmt.Sprintf(format, args...)})
+}
+
+// hasNemoFlag reports whether args (before "--") hold --nemo.
+func hasNemoFlag(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--nemo", "-nemo", "--nemo=true", "-nemo=true":
+			return true
+		}
+	}
+	return false
+}
+
+// nemoArgs are check --nemo's arguments: gym env start's, unchanged.
+type nemoArgs struct {
+	commonFlags
+	searchDirs []string
+	overrides  []string
+}
+
+func parseNemoArgs(args []string) (nemoArgs, error) {
+	a := nemoArgs{commonFlags: commonFlags{logFormat: "text", logLevel: slog.LevelError}}
+	valued := map[string]bool{"c": true, "config": true, "search-dir": true, "log-format": true, "log-level": true}
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		if !strings.HasPrefix(arg, "-") && !strings.Contains(arg, "=") && !strings.HasPrefix(arg, "~") {
+			a.files = append(a.files, arg) // CONFIG, as gym env start --config CONFIG
+			continue
+		}
+		rest = append(rest, arg)
+		if name := strings.TrimLeft(arg, "-"); strings.HasPrefix(arg, "-") && valued[name] && i+1 < len(args) {
+			i++
+			rest = append(rest, args[i])
+		}
+	}
+	s := argScanner{
+		known: func(name string) bool {
+			switch name {
+			case "c", "config", "search-dir", "nemo", "log-format", "log-level":
+				return true
+			}
+			return false
+		},
+		bools: map[string]bool{"nemo": true},
+		usage: "config files are given as CONFIG or --config CONFIG, overrides have the form key=value",
+		set: func(flag, name, value string) error {
+			if ok, err := a.commonFlags.set(flag, name, value); ok {
+				return err
+			}
+			switch name {
+			case "search-dir":
+				if value == "" {
+					return fmt.Errorf("flag %s needs a folder", flag)
+				}
+				a.searchDirs = append(a.searchDirs, value)
+			case "nemo":
+				if value != "true" {
+					return fmt.Errorf("flag %s takes no value", flag)
+				}
+			}
+			return nil
+		},
+	}
+	var err error
+	a.overrides, err = s.scan(rest)
+	if err == nil && len(a.files) == 0 {
+		err = errors.New("a launcher config is required: CONFIG or --config CONFIG, as for gym env start")
+	}
+	return a, err
+}
+
+func runCheckNemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a, err := parseNemoArgs(args)
+	if errors.Is(err, errHelp) {
+		fmt.Fprint(stdout, checkUsage)
+		return exitOK
+	}
+	if err != nil {
+		return usageFailure(stderr, "check", checkUsage, err)
+	}
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(stderr, "gymkit check --nemo: "+format+"\n", args...)
+		return exitUsage
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fail("working directory: %v", err)
+	}
+	c := &nemoCheck{cwd: cwd, nemo: -1}
+	c.searchRoots(ctx, a.searchDirs, os.Getenv("NEMO_GYM_EXTRA_ROOTS"))
+
+	// The config files, looked up under the roots as the launcher looks up --config.
+	files := make([]string, len(a.files))
+	for i, f := range a.files {
+		p, root := c.lookup(f, exists)
+		if root < 0 {
+			var looked []string
+			for _, r := range c.roots {
+				looked = append(looked, filepath.Join(r.abs, f))
+			}
+			if filepath.IsAbs(f) {
+				looked = []string{f}
+			}
+			return fail("config %s is not found; the launcher looks in:\n\t%s", f, strings.Join(looked, "\n\t"))
+		}
+		files[i] = p
+	}
+	log := newLogger(stderr, a.logFormat, a.logLevel)
+	cfg, err := config.Load(config.LoadOptions{Files: files, Overrides: a.overrides, WorkDir: cwd, Logger: log})
+	var loadProblems config.Problems
+	if err != nil && (cfg == nil || !errors.As(err, &loadProblems)) {
+		fmt.Fprintf(stderr, "gymkit check --nemo: %v\n", err)
+		return exitUsage
+	}
+	tree, resolveErr := cfg.Resolved()
+	var unresolved config.Problems
+	errors.As(resolveErr, &unresolved)
+
+	blocks := c.blocks(tree)
+	// The gymkit instances: resources servers of a registered type, with
+	// their block resolved or not.
+	gymkit := map[string]bool{}
+	for _, ci := range cfg.Instances() {
+		if _, err := framework.Lookup(ci.ServerType); err == nil {
+			gymkit[ci.Name] = true
+		}
+	}
+	for _, p := range unresolved {
+		top, _, _ := strings.Cut(p.Key, ".")
+		if _, ok := tree[top]; !ok && !gymkit[top] && !slices.Contains(gymkitSettings, top) {
+			c.notes = append(c.notes, fmt.Sprintf("%s is not checked, its values cannot be resolved here: %v", top, p))
+		}
+	}
+	c.configFindings(gymkit, loadProblems) // (Load resolves every gymkit instance and the settings it reads)
+	pathKeys := c.decodeFindings(cfg)
+
+	fmt.Fprintf(stdout, "gym env start in %s, as gymkit check --nemo sees it\n", cwd)
+	fmt.Fprintln(stdout, "roots (the launcher takes <type>/<name> from the first that holds it with requirements.txt or pyproject.toml):")
+	for i, r := range c.roots {
+		line := fmt.Sprintf("  %d. %s", i+1, r.abs)
+		if r.dir != r.abs {
+			line += " (" + r.dir + ")"
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", line, r.label)
+	}
+	for i, f := range a.files {
+		fmt.Fprintf(stdout, "config %s: %s\n", f, files[i])
+	}
+	fmt.Fprintln(stdout, "servers:")
+	for _, b := range blocks {
+		what := "Python"
+		if b.gymkit {
+			what = "gymkit"
+		}
+		where := fmt.Sprintf("%s (root %d)", b.folder, b.root+1)
+		if b.root < 0 {
+			where = "not found (the launcher would use " + b.folder + ")"
+		}
+		fmt.Fprintf(stdout, "  %s: %s, %s: %s\n", b.name, b.rel(), what, where)
+	}
+
+	for _, b := range blocks {
+		c.folderFindings(b)
+	}
+	c.setupFindings(blocks, tree)
+	for _, b := range blocks {
+		if b.gymkit && b.root >= 0 && !b.shadowed {
+			c.pathFindings(b, pathKeys[b.name], tree)
+		}
+	}
+	c.portFindings(blocks, tree)
+	c.dropRepeatedPorts()
+
+	for _, n := range c.notes {
+		fmt.Fprintf(stderr, "gymkit check --nemo: note: %s\n", n)
+	}
+	if len(c.findings) == 0 {
+		fmt.Fprintln(stdout, "gymkit check --nemo: no findings")
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "gymkit check --nemo: %s; gym env start would not run this configuration as written:\n", plural(len(c.findings), "finding"))
+	for _, f := range c.findings {
+		fmt.Fprintf(stderr, "\t%s: %s: %s\n", f.kind, f.subject, f.message)
+	}
+	return exitError
+}
+
+// searchRoots sets c.roots as the launcher orders them: the --search-dir
+// folders (prepended to NEMO_GYM_EXTRA_ROOTS), the entries of
+// NEMO_GYM_EXTRA_ROOTS, the working directory, NeMo's install root; a root
+// that resolves (links followed) to one already listed is dropped.
+func (c *nemoCheck) searchRoots(ctx context.Context, searchDirs []string, extra string) {
+	var cands []nemoRoot
+	for _, d := range searchDirs {
+		cands = append(cands, nemoRoot{dir: d, label: "--search-dir (NEMO_GYM_EXTRA_ROOTS)"})
+	}
+	for d := range strings.SplitSeq(extra, string(os.PathListSeparator)) {
+		if d != "" {
+			cands = append(cands, nemoRoot{dir: d, label: "NEMO_GYM_EXTRA_ROOTS"})
+		}
+	}
+	cands = append(cands, nemoRoot{dir: c.cwd, label: "the working directory"})
+	const installLabel = "NeMo's install root (python3's nemo_gym)"
+	if install, err := nemoInstallRoot(ctx); err != nil {
+		c.notes = append(c.notes, "NeMo's install root is unknown ("+err.Error()+"): NeMo's own servers are not looked up, so neither a name they shadow nor a Python server that is not found is reported; run this where gym runs (its virtualenv active)")
+	} else {
+		cands = append(cands, nemoRoot{dir: install, label: installLabel})
+		c.editable = exists(filepath.Join(install, "pyproject.toml"))
+	}
+	seen := map[string]int{}
+	for _, r := range cands {
+		r.abs = r.dir
+		if !filepath.IsAbs(r.abs) {
+			r.abs = filepath.Join(c.cwd, r.abs)
+		}
+		r.abs = filepath.Clean(r.abs)
+		id := r.abs
+		if real, err := filepath.EvalSymlinks(r.abs); err == nil {
+			id = real
+		}
+		i, dup := seen[id]
+		if !dup {
+			i = len(c.roots)
+			seen[id] = i
+			c.roots = append(c.roots, r)
+		}
+		if r.label == installLabel {
+			c.nemo = i // (the working directory, when it is NeMo's editable checkout)
+		}
+	}
+}
+
+// nemoInstallRoot is NeMo's install root as python3 on PATH finds it.
+func nemoInstallRoot(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "python3", "-c", launcherPython)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+			msg = msg[i+1:]
+		}
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", errors.New("python3 cannot look up nemo_gym: " + msg)
+	}
+	root := strings.TrimSpace(string(out))
+	if root == "" {
+		return "", errors.New("python3 has no nemo_gym package")
+	}
+	return root, nil
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func isServerFolder(p string) bool {
+	return slices.ContainsFunc(markers, func(m string) bool { return exists(filepath.Join(p, m)) })
+}
+
+// lookup is the launcher's rule for a relative path: the first root under
+// which valid holds, else the path under the first root (root -1). An
+// absolute path is itself (root 0 when valid, -1 when not).
+func (c *nemoCheck) lookup(rel string, valid func(string) bool) (string, int) {
+	if filepath.IsAbs(rel) {
+		if valid(rel) {
+			return filepath.Clean(rel), 0
+		}
+		return filepath.Clean(rel), -1
+	}
+	for i, r := range c.roots {
+		if p := filepath.Join(r.abs, rel); valid(p) {
+			return p, i
+		}
+	}
+	return filepath.Join(c.roots[0].abs, rel), -1
+}
+
+// blocks lists the servers the launcher would start, by top-level name: a
+// top-level mapping with one server kind holding one server whose block
+// has an entrypoint (a gymkit server without one is listed too, to be
+// reported).
+func (c *nemoCheck) blocks(tree map[string]any) []nemoBlock {
+	var out []nemoBlock
+	for _, name := range slices.Sorted(maps.Keys(tree)) {
+		top, ok := tree[name].(map[string]any)
+		if !ok || len(top) != 1 {
+			continue
+		}
+		for kind, v := range top {
+			servers, ok := v.(map[string]any)
+			if !ok || len(servers) != 1 {
+				continue
+			}
+			for impl, v := range servers {
+				block, ok := v.(map[string]any)
+				if !ok {
+					continue
+				}
+				b := nemoBlock{name: name, kind: kind, impl: impl, block: block}
+				if kind == "resources_servers" {
+					_, err := framework.Lookup(impl)
+					b.gymkit = err == nil
+				}
+				if _, ok := block["entrypoint"]; !ok && !b.gymkit {
+					continue
+				}
+				b.folder, b.root = c.lookup(b.rel(), isServerFolder)
+				b.shadowed = b.gymkit && b.root >= 0 && b.otherEntrypoint()
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// folderFindings: shadowed, not-found and layout.
+func (c *nemoCheck) folderFindings(b nemoBlock) {
+	first := filepath.Join(c.roots[0].abs, b.rel())
+	why := first + " does not exist"
+	if exists(first) {
+		why = first + " has neither requirements.txt nor pyproject.toml"
+	}
+	switch {
+	case b.shadowed:
+		whose := "a server that is not gymkit's (its entrypoint does not run gymkit serve --nemo)"
+		if b.root == c.nemo {
+			whose = "NeMo's own Python server"
+		}
+		if b.root > 0 {
+			why = "no root before it holds " + b.rel() + " with requirements.txt or pyproject.toml (" + why + ")"
+		} else {
+			why = "it is the first root's " + b.rel()
+		}
+		c.find(findShadowed, b.name, "gym env start would run %s %s, not gymkit's %s: %s; make %s the gymkit server's folder, or a link to it, holding app.py and requirements.txt (gymkit new writes them)",
+			whose, b.folder, b.impl, why, first)
+		return
+	case b.root < 0 && (b.gymkit || c.nemo >= 0):
+		what := "which does not exist: the launch fails"
+		if exists(b.folder) {
+			what = "whose setup step refuses a folder without requirements.txt or pyproject.toml, unless skip_venv_if_present: true finds its .venv; add a requirements.txt"
+		}
+		c.find(findNotFound, b.name, "no root holds %s with requirements.txt or pyproject.toml (looked in %s); gym env start would fall back to %s, %s",
+			b.rel(), c.rootList(), b.folder, what)
+		return
+	case b.root < 0:
+		return
+	}
+	ep, hasEP := b.block["entrypoint"].(string)
+	switch {
+	case !hasEP:
+		c.find(findLayout, b.key(), "has no entrypoint: gym env start does not start it (entrypoint: app.py)")
+	case filepath.IsAbs(ep):
+		c.find(findLayout, b.key()+".entrypoint", "%s is absolute: the launcher refuses it (entrypoint: app.py, relative to the server folder)", ep)
+	case !exists(filepath.Join(b.folder, ep)):
+		c.find(findLayout, b.key()+".entrypoint", "%s does not exist: `python %s` in %s would fail", filepath.Join(b.folder, ep), ep, b.folder)
+	}
+	if exists(filepath.Join(b.folder, "requirements.txt")) && exists(filepath.Join(b.folder, "pyproject.toml")) {
+		c.find(findLayout, b.name, "%s holds both requirements.txt and pyproject.toml: the launcher refuses such a folder when it sets up its .venv; keep one (a gymkit server: requirements.txt)", b.folder)
+	}
+}
+
+func (c *nemoCheck) rootList() string {
+	var l []string
+	for _, r := range c.roots {
+		l = append(l, r.abs)
+	}
+	return strings.Join(l, ", ")
+}
+
+// setupFindings: the setup step of every server that will run uv, when uv
+// is not on PATH.
+func (c *nemoCheck) setupFindings(blocks []nemoBlock, tree map[string]any) {
+	if _, err := exec.LookPath("uv"); err == nil {
+		return
+	}
+	skip, _ := tree["skip_venv_if_present"].(bool)
+	for _, b := range blocks {
+		if _, started := b.block["entrypoint"]; !started || b.root < 0 || b.shadowed {
+			continue
+		}
+		venv := c.venv(b, tree)
+		if skip && exists(filepath.Join(venv, "bin", "python")) && exists(filepath.Join(venv, "bin", "activate")) {
+			continue
+		}
+		if skip {
+			c.find(findSetup, b.name, "%s has no bin/python and bin/activate, so the setup step would run uv, which is not on PATH: create it (python3 -m venv --without-pip %s) or install uv", venv, venv)
+		} else {
+			c.find(findSetup, b.name, "the setup step would run uv (skip_venv_if_present is not true), which is not on PATH: install uv, or create %s (python3 -m venv --without-pip %s) and set skip_venv_if_present: true", venv, venv)
+		}
+	}
+}
+
+// venv is the .venv the launcher's setup step uses for b: <folder>/.venv,
+// or <uv_venv_dir>/<kind>/<impl>/.venv when uv_venv_dir (default: NeMo's
+// install root for an editable install, else the working directory) is not
+// NeMo's install root.
+func (c *nemoCheck) venv(b nemoBlock, tree map[string]any) string {
+	dir, _ := tree["uv_venv_dir"].(string)
+	nemo := ""
+	if c.nemo >= 0 {
+		nemo = c.roots[c.nemo].abs
+	}
+	switch {
+	case dir != "":
+	case c.editable:
+		dir = nemo
+	default:
+		dir = c.cwd
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(c.cwd, dir)
+	}
+	if sameDir(dir, nemo) {
+		return filepath.Join(b.folder, ".venv")
+	}
+	return filepath.Join(dir, b.kind, b.impl, ".venv")
+}
+
+func sameDir(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return ra == rb
+}
+
+// gymkitSettings are the top-level keys serve --nemo reads besides its
+// instance's block.
+var gymkitSettings = []string{"default_host", "use_absolute_ip", "port_range_low", "port_range_high", "disallowed_ports", "head_server"}
+
+// configFindings: the problems serve --nemo would refuse a gymkit instance
+// for (in its block, or in a top-level setting gymkit reads); problems of
+// other blocks are NeMo's business.
+func (c *nemoCheck) configFindings(gymkit map[string]bool, problems config.Problems) {
+	seen := map[string]bool{}
+	for _, p := range problems {
+		top, _, _ := strings.Cut(p.Key, ".")
+		if !gymkit[top] && !slices.Contains(gymkitSettings, top) || seen[p.Error()] {
+			continue
+		}
+		seen[p.Error()] = true
+		c.find(findConfig, top, "%v", p)
+	}
+}
+
+// decodeFindings decodes every gymkit instance with its server type's
+// struct, as serve --nemo does, and returns each one's path keys; a
+// problem is a config finding.
+func (c *nemoCheck) decodeFindings(cfg *config.Config) map[string][]config.PathKey {
+	out := map[string][]config.PathKey{}
+	for _, ci := range cfg.Instances() {
+		factory, err := framework.Lookup(ci.ServerType)
+		if err != nil {
+			continue // not gymkit's
+		}
+		keys, err := ci.PathKeys(factory())
+		var ps config.Problems
+		if errors.As(err, &ps) {
+			for _, p := range ps {
+				c.find(findConfig, ci.Name, "%v", p)
+			}
+		}
+		out[ci.Name] = keys
+	}
+	return out
+}
+
+// pathFindings: every path key of a gymkit server whose value will not
+// name an existing file or folder under the launcher, where a relative
+// path is resolved against the server folder.
+func (c *nemoCheck) pathFindings(b nemoBlock, keys []config.PathKey, tree map[string]any) {
+	for _, k := range keys {
+		if filepath.IsAbs(k.Value) {
+			if !exists(k.Value) {
+				c.find(findPath, k.Key, "%s does not exist", k.Value)
+			}
+			continue
+		}
+		under := filepath.Join(b.folder, k.Value)
+		if exists(under) {
+			continue
+		}
+		msg := fmt.Sprintf("%q is relative, so under the launcher it names %s (a relative path resolves against the server folder, the working directory NeMo gives each server), which does not exist", k.Value, under)
+		var from string
+		for _, name := range slices.Sorted(maps.Keys(tree)) {
+			if s, ok := tree[name].(string); ok && s != "" && !filepath.IsAbs(s) && (k.Value == s || strings.HasPrefix(k.Value, strings.TrimSuffix(s, "/")+"/")) {
+				from = name
+				msg += fmt.Sprintf("; it comes from the top-level %s: %s, which the launcher does not make absolute", name, s)
+				break
+			}
+		}
+		switch here := filepath.Join(c.cwd, k.Value); {
+		case exists(here) && from != "":
+			msg += fmt.Sprintf("; %s exists: make %s absolute (++%s=%s)", here, from, from, filepath.Join(c.cwd, tree[from].(string)))
+		case exists(here):
+			msg += "; " + here + " exists: give that absolute path"
+		default:
+			msg += "; give an absolute path, or one relative to the server folder"
+		}
+		c.find(findPath, k.Key, "%s", msg)
+	}
+}
+
+// portFindings: explicit ports shared by two servers, in disallowed_ports,
+// equal to the head server's, or in use on this host now.
+func (c *nemoCheck) portFindings(blocks []nemoBlock, tree map[string]any) {
+	defaultHost, _ := tree["default_host"].(string)
+	if defaultHost == "" {
+		defaultHost = config.DefaultHost
+	}
+	headHost, headPort := defaultHost, config.DefaultHeadServerPort
+	if hs, ok := tree["head_server"].(map[string]any); ok {
+		if h, ok := hs["host"].(string); ok && h != "" {
+			headHost = h
+		}
+		if p, ok := portOf(hs["port"]); ok {
+			headPort = p
+		}
+	}
+	disallowed := map[int]bool{}
+	if l, ok := tree["disallowed_ports"].([]any); ok {
+		for _, v := range l {
+			if p, ok := portOf(v); ok {
+				disallowed[p] = true
+			}
+		}
+	}
+	if inUse("tcp", headHost, headPort) {
+		c.find(findPort, "head_server", "%s is in use on this host now: the launcher's head server cannot start (a launcher left from an earlier run? docs/nemo.md, Stopping)", net.JoinHostPort(headHost, strconv.Itoa(headPort)))
+	}
+	owner := map[int]string{}
+	for _, b := range blocks {
+		p, ok := portOf(b.block["port"])
+		if !ok {
+			continue
+		}
+		key := b.key() + ".port"
+		host, _ := b.block["host"].(string)
+		if host == "" {
+			host = defaultHost
+		}
+		switch {
+		case owner[p] != "":
+			c.find(findPort, key, "%d is also the port of %s", p, owner[p])
+			continue
+		case p == headPort:
+			c.find(findPort, key, "%d is the head server's port (head_server.port, default %d)", p, config.DefaultHeadServerPort)
+		case disallowed[p]:
+			c.find(findPort, key, "%d is in disallowed_ports", p)
+		}
+		owner[p] = b.name
+		if p != headPort && inUse("tcp", host, p) {
+			c.find(findPort, key, "%s is in use on this host now (a server left from an earlier launch? docs/nemo.md, Stopping)", net.JoinHostPort(host, strconv.Itoa(p)))
+		}
+	}
+}
+
+// dropRepeatedPorts leaves out the config findings about a key a port
+// finding reports (the loader's "is also the address of instance" of two
+// gymkit servers): each is printed once.
+func (c *nemoCheck) dropRepeatedPorts() {
+	var ports []string
+	for _, f := range c.findings {
+		if f.kind == findPort {
+			ports = append(ports, f.subject+": ")
+		}
+	}
+	c.findings = slices.DeleteFunc(c.findings, func(f nemoFinding) bool {
+		return f.kind == findConfig && slices.ContainsFunc(ports, func(k string) bool { return strings.Contains(f.message, k) })
+	})
+}
+
+// portOf reads a configured port: an integer (or integral string) in 1..65535.
+func portOf(v any) (int, bool) {
+	var p int
+	switch x := v.(type) {
+	case int:
+		p = x
+	case string:
+		n, err := strconv.Atoi(x)
+		if err != nil {
+			return 0, false
+		}
+		p = n
+	default:
+		return 0, false
+	}
+	return p, p > 0 && p <= 65535
+}
+
+// inUse reports whether listening on host:port fails because the address is
+// taken (the listener is closed again at once).
+func inUse(network, host string, port int) bool {
+	ln, err := net.Listen(network, net.JoinHostPort(host, strconv.Itoa(port)))
+	if err == nil {
+		_ = ln.Close()
+		return false
+	}
+	return errors.Is(err, syscall.EADDRINUSE)
+}

@@ -11,7 +11,7 @@
 // <NEMO_GYM>, <PEER_VENV>, <HOME>, <TMP>), mapped into a temporary tree, and its ports,
 // mapped to free ones. The tree has, as the recording's had:
 //
-//	capture/root/resources_servers/<type>/app.py          gymkit's app.py (see appPy)
+//	capture/root/resources_servers/<type>/app.py          the repository's resources_servers/<type>/app.py (see appPy)
 //	capture/root/resources_servers/<type>/requirements.txt  empty, NeMo's marker
 //	capture/root/resources_servers/<type>/data/shared/...   the relative data_dir: data/shared
 //	capture/root/data/shared/...                          the absolute ++data_dir of ways 2 and 4b

@@ -4,7 +4,6 @@ package nemolaunch
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,8 +25,6 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/gymkit/gymkit/cli"
 )
 
 // shipped maps the instance names of the recorded configs to gymkit's shipped server types.
@@ -190,27 +187,9 @@ func realPython(t testing.TB) string {
 // appSource returns the app.py that the server folder of serverType holds.
 type appSource func(t testing.TB, serverType string) []byte
 
-// appPy is the app.py the harness lays out: renderedByNew, or shippedAppPy once the repository
-// ships resources_servers/<type>/app.py.
-var appPy appSource = renderedByNew
-
-// renderedByNew is the app.py `gymkit new` writes for serverType in gymkit's own checkout:
-// cli.Run("new") in a stand-in checkout (a go.mod of gymkit's module path and servers/all).
-func renderedByNew(t testing.TB, serverType string) []byte {
-	t.Helper()
-	root := t.TempDir()
-	writeFile(t, filepath.Join(root, "go.mod"), "module github.com/gymkit/gymkit\n\ngo 1.26.0\n", 0o644)
-	writeFile(t, filepath.Join(root, "servers", "all", "all.go"), "// Package all registers.\npackage all\n\nimport (\n)\n", 0o644)
-	var stdout, stderr bytes.Buffer
-	if code := cli.Run(t.Context(), []string{"new", serverType, "--dir", root}, &stdout, &stderr); code != 0 {
-		t.Fatalf("gymkit new %s: exit %d\n%s%s", serverType, code, stdout.String(), stderr.String())
-	}
-	b, err := os.ReadFile(filepath.Join(root, "servers", serverType, "app.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// appPy is the app.py the harness lays out: the repository's own (cli/layout_test.go holds it
+// equal to what `gymkit new` renders).
+var appPy appSource = shippedAppPy
 
 // shippedAppPy is the repository's resources_servers/<serverType>/app.py.
 func shippedAppPy(t testing.TB, serverType string) []byte {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/gymkit/gymkit/pycompat/pystr"
 )
 
 // A port of dateutil 2.9's parser (parser._timelex, parserinfo, _ymd,
@@ -22,7 +24,7 @@ func timelexSplit(s string) []string {
 	var tokenstack []string
 	eof := false
 	isword := unicode.IsLetter
-	isnum := isPyDigit
+	isnum := pystr.IsDigitChar
 	getToken := func() (string, bool) {
 		if len(tokenstack) > 0 {
 			t := tokenstack[0]
@@ -57,7 +59,7 @@ func timelexSplit(s string) []string {
 					state = 'a'
 				case isnum(c):
 					state = '0'
-				case isPySpace(c):
+				case pystr.IsSpaceChar(c):
 					token = []rune{' '}
 					break loop
 				default:
@@ -207,7 +209,7 @@ var errDU = fmt.Errorf("dateutil: cannot parse")
 func (y *ymd) appendStr(s string, label byte) error {
 	isDigits := s != ""
 	for _, r := range s {
-		if !isPyDigit(r) {
+		if !pystr.IsDigitChar(r) {
 			isDigits = false
 		}
 	}
@@ -385,7 +387,7 @@ func (y *ymd) resolve() (year, month, day optInt, err error) {
 func parseDecimal(s string) (*big.Rat, bool) {
 	var b strings.Builder
 	for _, r := range s {
-		if d, ok := decimalValue(r); ok {
+		if d, ok := pystr.DecimalValue(r); ok {
 			b.WriteByte(byte('0' + d))
 		} else {
 			b.WriteRune(r)
@@ -584,7 +586,7 @@ func allPyDigits(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if !isPyDigit(r) {
+		if !pystr.IsDigitChar(r) {
 			return false
 		}
 	}

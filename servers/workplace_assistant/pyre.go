@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/dlclark/regexp2/v2"
+	"github.com/gymkit/gymkit/pycompat/pystr"
 	"golang.org/x/text/unicode/runenames"
 )
 
@@ -243,7 +244,7 @@ func (t *reTokenizer) getuntil(terminator, name string) (string, error) {
 
 func (t *reTokenizer) checkgroupname(name string, offset int) error {
 	if !isIdentifier(name) {
-		return t.errorf(len([]rune(name))+offset, "bad character in group name %s", reprString(name))
+		return t.errorf(len([]rune(name))+offset, "bad character in group name %s", pystr.Repr(name))
 	}
 	return nil
 }
@@ -296,7 +297,7 @@ func (s *reState) opengroup(name string, named bool) (int, error) {
 	}
 	if named {
 		if ogid, ok := s.groupdict[name]; ok {
-			return 0, fmt.Errorf("redefinition of group name %s as group %d; was group %d", reprString(name), gid, ogid)
+			return 0, fmt.Errorf("redefinition of group name %s as group %d; was group %d", pystr.Repr(name), gid, ogid)
 		}
 		s.groupdict[name] = gid
 	}
@@ -654,7 +655,7 @@ func (p *reParser) namedEscape() (rune, error) {
 	}
 	r, found := lookupRuneName(name)
 	if !found {
-		return 0, t.errorf(len([]rune(name))+len(`\N{}`), "undefined character name %s", reprString(name))
+		return 0, t.errorf(len([]rune(name))+len(`\N{}`), "undefined character name %s", pystr.Repr(name))
 	}
 	return r, nil
 }
@@ -818,7 +819,7 @@ func (p *reParser) parseGroup(verbose bool, nested int, first bool, verboseOut *
 				}
 				gid, found := p.state.groupdict[name]
 				if !found {
-					return nil, false, t.errorf(len([]rune(name))+1, "unknown group name %s", reprString(name))
+					return nil, false, t.errorf(len([]rune(name))+1, "unknown group name %s", pystr.Repr(name))
 				}
 				if !p.state.checkgroup(gid) {
 					return nil, false, t.errorf(len([]rune(name))+1, "cannot refer to an open group")
@@ -918,7 +919,7 @@ func (p *reParser) parseGroup(verbose bool, nested int, first bool, verboseOut *
 				}
 				gid, found := p.state.groupdict[condname]
 				if !found {
-					return nil, false, t.errorf(len([]rune(condname))+1, "unknown group name %s", reprString(condname))
+					return nil, false, t.errorf(len([]rune(condname))+1, "unknown group name %s", pystr.Repr(condname))
 				}
 				condgroup = gid
 			}

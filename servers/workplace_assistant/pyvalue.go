@@ -5,10 +5,9 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/pycompat/pystr"
 )
 
 // This file holds the Python semantics the reference tools rely on, for the
@@ -117,9 +116,6 @@ func truthy(v value) bool {
 // pyRepr is Python's repr(v).
 func pyRepr(v value) string { return framework.PythonRepr(v) }
 
-// reprString is Python's repr of a str.
-func reprString(s string) string { return framework.PythonReprString(s) }
-
 // pyStr is Python's str(v) (and f"{v}").
 func pyStr(v value) string {
 	if v.Kind == framework.KindString {
@@ -150,107 +146,8 @@ func lowerValue(v value) (value, error) {
 	if !isStr(v) {
 		return value{}, noLower(v)
 	}
-	return vStr(pyLower(v.Str)), nil
+	return vStr(pystr.Lower(v.Str)), nil
 }
-
-// pyLower is Python's str.lower(): full Unicode lowercase mapping, which
-// differs from strings.ToLower for U+0130 (i + combining dot) and for the
-// final-sigma rule.
-func pyLower(s string) string {
-	ascii, upper := true, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-		upper = upper || ('A' <= c && c <= 'Z')
-	}
-	if ascii {
-		if !upper {
-			return s
-		}
-		b := make([]byte, len(s))
-		for i := 0; i < len(s); i++ {
-			c := s[i]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			b[i] = c
-		}
-		return string(b)
-	}
-	var runes []rune // only for the final-sigma context
-	if strings.ContainsRune(s, 0x3a3) {
-		runes = []rune(s)
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	i := 0
-	for _, r := range s {
-		switch {
-		case r == 0x130:
-			b.WriteString("i\u0307")
-		case r == 0x3a3:
-			if finalSigma(runes, i) {
-				b.WriteRune(0x3c2)
-			} else {
-				b.WriteRune(0x3c3)
-			}
-		default:
-			b.WriteRune(unicode.ToLower(r))
-		}
-		i++
-	}
-	return b.String()
-}
-
-// finalSigma is Unicode's Final_Sigma condition for runes[i]: a cased letter
-// before it and none after it (skipping case-ignorable characters).
-func finalSigma(runes []rune, i int) bool {
-	j := i - 1
-	for j >= 0 && caseIgnorable(runes[j]) {
-		j--
-	}
-	if j < 0 || !cased(runes[j]) {
-		return false
-	}
-	k := i + 1
-	for k < len(runes) && caseIgnorable(runes[k]) {
-		k++
-	}
-	return k >= len(runes) || !cased(runes[k])
-}
-
-func cased(r rune) bool {
-	return unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r) ||
-		unicode.Is(unicode.Other_Lowercase, r) || unicode.Is(unicode.Other_Uppercase, r)
-}
-
-func caseIgnorable(r rune) bool {
-	switch r {
-	case '\'', '.', ':', '^', '`', 0xad, 0xb7, 0x2019, 0x2024, 0x2027:
-		return true
-	}
-	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
-}
-
-// isPySpace reports whether r is white space for Python's str.split() and
-// str.strip().
-func isPySpace(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0, 0x1680,
-		0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
-}
-
-// pySplit is Python's str.split() without arguments.
-func pySplit(s string) []string { return strings.FieldsFunc(s, isPySpace) }
-
-// pyStrip is Python's str.strip() without arguments.
-func pyStrip(s string) string { return strings.TrimFunc(s, isPySpace) }
 
 // --- numbers ---
 
@@ -533,7 +430,7 @@ func pyInt(v value) (*big.Int, error) {
 		if n, ok := parseIntLiteral(v.Str); ok {
 			return n, nil
 		}
-		return nil, valueError("invalid literal for int() with base 10: " + reprString(v.Str))
+		return nil, valueError("invalid literal for int() with base 10: " + pystr.Repr(v.Str))
 	case framework.KindBool:
 		if v.Bool {
 			return big.NewInt(1), nil
@@ -562,7 +459,7 @@ func pyInt(v value) (*big.Int, error) {
 // an optional sign, Unicode decimal digits with single underscores between
 // them.
 func parseIntLiteral(s string) (*big.Int, bool) {
-	s = pyStrip(s)
+	s = pystr.Strip(s)
 	neg := false
 	if s != "" && (s[0] == '+' || s[0] == '-') {
 		neg = s[0] == '-'
@@ -581,7 +478,7 @@ func parseIntLiteral(s string) (*big.Int, bool) {
 			prevUnderscore = true
 			continue
 		}
-		d, ok := decimalValue(r)
+		d, ok := pystr.DecimalValue(r)
 		if !ok {
 			return nil, false
 		}
@@ -596,52 +493,4 @@ func parseIntLiteral(s string) (*big.Int, bool) {
 		n.Neg(n)
 	}
 	return n, ok
-}
-
-// decimalValue returns the value of a Unicode decimal digit (category Nd).
-// Nd characters come in contiguous runs of ten starting at zero.
-func decimalValue(r rune) (int, bool) {
-	if '0' <= r && r <= '9' {
-		return int(r - '0'), true
-	}
-	if !unicode.IsDigit(r) {
-		return 0, false
-	}
-	start := r
-	for unicode.IsDigit(start - 1) {
-		start--
-	}
-	return int(r-start) % 10, true
-}
-
-// isPyDigit is Python's str.isdigit() for one character: decimal digits and
-// the digit-valued No characters (superscripts, circled digits, ...).
-func isPyDigit(r rune) bool {
-	if unicode.IsDigit(r) {
-		return true
-	}
-	switch {
-	case r == 0xb2, r == 0xb3, r == 0xb9, r == 0x2070,
-		r >= 0x2074 && r <= 0x2079, r >= 0x2080 && r <= 0x2089,
-		r >= 0x2460 && r <= 0x2468, r >= 0x2474 && r <= 0x247c,
-		r >= 0x2488 && r <= 0x2490, r == 0x24ea, r >= 0x24f5 && r <= 0x24fd, r == 0x24ff,
-		r >= 0x2776 && r <= 0x277e, r >= 0x2780 && r <= 0x2788, r >= 0x278a && r <= 0x2792,
-		r >= 0x1369 && r <= 0x1371, r == 0x19da, r >= 0x10a40 && r <= 0x10a43,
-		r >= 0x1f100 && r <= 0x1f10a:
-		return true
-	}
-	return false
-}
-
-// zfill8 is Python's str.zfill(8).
-func zfill8(s string) string {
-	n := utf8.RuneCountInString(s)
-	if n >= 8 {
-		return s
-	}
-	pad := strings.Repeat("0", 8-n)
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		return s[:1] + pad + s[1:]
-	}
-	return pad + s
 }

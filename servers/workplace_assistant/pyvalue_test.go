@@ -52,23 +52,6 @@ func TestNextID(t *testing.T) {
 	}
 }
 
-func TestPythonLower(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"ABC def":      "abc def",
-		"İstanbul":     "i\u0307stanbul",
-		"ΟΔΟΣ":         "οδος",
-		"ΟΔΟΣ ΚΑΙ":     "οδος και",
-		"Σ":            "σ",
-		"ÀÉÎ":          "àéî",
-		"already safe": "already safe",
-	} {
-		if got := pyLower(in); got != want {
-			t.Errorf("lower(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestPythonReprAndStr(t *testing.T) {
 	t.Parallel()
 	num := func(lit string) value { return value{Kind: framework.KindNumber, Str: lit} }

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/pycompat/pystr"
 )
 
 // A table is one of the reference's pandas DataFrames: named columns, rows
@@ -278,7 +279,7 @@ func pyFloatOf(v value) (float64, bool) {
 	if !isStr(v) {
 		return 0, false
 	}
-	s := pyStrip(v.Str)
+	s := pystr.Strip(v.Str)
 	if n, ok := parseIntLiteral(s); ok {
 		f, _ := new(big.Float).SetInt(n).Float64()
 		return f, true

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/pycompat/pystr"
 )
 
 // args are one call's keyword arguments: the body's members (nulls dropped on
@@ -90,7 +91,7 @@ func (w *world) callTracked(name string, body []framework.Member) (out value, wr
 func (w *world) callBefore(ctx context.Context, name string, body []framework.Member) (out value, wrote bool, err error) {
 	t, ok := toolByName[name]
 	if !ok {
-		return value{}, false, &pyErr{"KeyError", reprString(name)}
+		return value{}, false, &pyErr{"KeyError", pystr.Repr(name)}
 	}
 	a, err := t.bind(body)
 	if err != nil {
@@ -285,7 +286,7 @@ func nextID(k col, pad bool) (string, error) {
 	}
 	s := new(big.Int).Add(n, big.NewInt(1)).String()
 	if pad {
-		s = zfill8(s)
+		s = pystr.ZFill(s, 8)
 	}
 	return s, nil
 }
@@ -299,7 +300,7 @@ func lowerColumn(k col) ([]value, error) {
 	out := make([]value, k.len())
 	for i := range out {
 		if v := k.at(i); isStr(v) {
-			out[i] = vStr(pyLower(v.Str))
+			out[i] = vStr(pystr.Lower(v.Str))
 		}
 	}
 	return out, nil
@@ -450,7 +451,7 @@ func validEventID(v value) bool {
 	}
 	n := 0
 	for _, r := range v.Str {
-		if !isPyDigit(r) {
+		if !pystr.IsDigitChar(r) {
 			return false
 		}
 		n++

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/pycompat/pystr"
 )
 
 // The company directory and email toolkits (spec sections 4.1 and 4.2).
@@ -104,7 +105,7 @@ func searchEmails(w *world, a args) (value, error) {
 
 // emailSearchText is f"{subject} {body} {sender/recipient}".lower().
 func emailSearchText(r []value) string {
-	return pyLower(pyStr(r[eSubject]) + " " + pyStr(r[eBody]) + " " + pyStr(r[eAddr]))
+	return pystr.Lower(pyStr(r[eSubject]) + " " + pyStr(r[eBody]) + " " + pyStr(r[eAddr]))
 }
 
 func searchEmailsInner(w *world, a args) (value, error) {
@@ -116,7 +117,7 @@ func searchEmailsInner(w *world, a args) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	words := pySplit(q.Str)
+	words := pystr.Split(q.Str)
 	t := w.get(tEmails)
 	var matched []int
 	for i, r := range t.rows {

@@ -2,6 +2,8 @@ package workplace
 
 import (
 	"regexp"
+
+	"github.com/gymkit/gymkit/pycompat/pystr"
 )
 
 // The project management and CRM toolkits (spec sections 4.5 and 4.6).
@@ -110,7 +112,7 @@ func searchTasks(w *world, a args) (value, error) {
 		if err != nil {
 			return value{}, err
 		}
-		want := vStr(pyLower(email.Str))
+		want := vStr(pystr.Lower(email.Str))
 		keep := make([]bool, len(low))
 		for k, v := range low {
 			keep[k] = pyEq(v, want)
@@ -137,7 +139,7 @@ func isAssignee(t *table, email value) (bool, error) {
 		return false, err
 	}
 	for i := range k.len() {
-		if v := k.at(i); isStr(v) && pyEq(vStr(pyLower(v.Str)), email) {
+		if v := k.at(i); isStr(v) && pyEq(vStr(pystr.Lower(v.Str)), email) {
 			return true, nil
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/pycompat/pystr"
 	"github.com/gymkit/gymkit/session"
 )
 
@@ -243,7 +244,7 @@ func cellsEqual(x, y value, lower bool) bool {
 		case x.Str == y.Str:
 			return true
 		}
-		return pyLower(x.Str) == pyLower(y.Str)
+		return pystr.Lower(x.Str) == pystr.Lower(y.Str)
 	}
 	if isMissing(x) || isMissing(y) {
 		return isMissing(x) && isMissing(y)

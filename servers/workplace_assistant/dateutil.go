@@ -7,7 +7,9 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/gymkit/gymkit/pycompat"
 	"github.com/gymkit/gymkit/pycompat/pystr"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
 // A port of dateutil 2.9's parser (parser._timelex, parserinfo, _ymd,
@@ -217,8 +219,8 @@ func (y *ymd) appendStr(s string, label byte) error {
 		y.centurySpecified = true
 		label = 'Y'
 	}
-	n, ok := parseIntLiteral(s)
-	if !ok || !n.IsInt64() {
+	n, err := pyval.ParseInt(s)
+	if err != nil || !n.IsInt64() {
 		return errDU
 	}
 	return y.add(int(n.Int64()), label)
@@ -483,8 +485,8 @@ func duParse(s string) (duResult, bool) {
 					i += 2
 				} else if i+4 < n && l[i+1] == " " && l[i+3] == " " && strings.ToLower(l[i+2]) == "of" {
 					if allPyDigits(l[i+4]) {
-						v, ok := parseIntLiteral(l[i+4])
-						if !ok || !v.IsInt64() {
+						v, err := pyval.ParseInt(l[i+4])
+						if err != nil || !v.IsInt64() {
 							return res, false
 						}
 						yr := convertYear(int(v.Int64()), false)
@@ -594,8 +596,8 @@ func allPyDigits(s string) bool {
 }
 
 func atoiPy(s string) (int, bool) {
-	v, ok := parseIntLiteral(s)
-	if !ok || !v.IsInt64() {
+	v, err := pyval.ParseInt(s)
+	if err != nil || !v.IsInt64() {
 		return 0, false
 	}
 	return int(v.Int64()), true
@@ -902,7 +904,7 @@ func dateutilParse(s string, def civil, public bool) (timestamp, error) {
 	res, ok := duParse(s)
 	if !ok {
 		if public {
-			return timestamp{}, valueError("Unknown string format: " + s)
+			return timestamp{}, pycompat.ValueError("Unknown string format: " + s)
 		}
 		return timestamp{}, dateParseError("Unknown datetime string format, unable to parse: " + s)
 	}
@@ -910,7 +912,7 @@ func dateutilParse(s string, def civil, public bool) (timestamp, error) {
 	if !any {
 		if public {
 			if !res.weekday.ok && !res.ampm.ok && !res.hasTzname && !res.tzoffset.ok {
-				return timestamp{}, valueError("String does not contain a date: " + s)
+				return timestamp{}, pycompat.ValueError("String does not contain a date: " + s)
 			}
 		} else {
 			return timestamp{}, dateParseError("Unable to parse datetime string: " + s)
@@ -942,11 +944,11 @@ func dateutilParse(s string, def civil, public bool) (timestamp, error) {
 		us = res.microsecond.v
 	}
 	if year > 1<<31-1 || year < -(1<<31) {
-		return timestamp{}, valueError(`Parsing "` + s + `" to datetime overflows`)
+		return timestamp{}, pycompat.ValueError(`Parsing "` + s + `" to datetime overflows`)
 	}
 	if err := checkDateTime(year, month, day, hour, minute, sec, us); err != nil {
 		if public {
-			return timestamp{}, valueError(err.Error() + ": " + s)
+			return timestamp{}, pycompat.ValueError(err.Error() + ": " + s)
 		}
 		return timestamp{}, dateParseError(err.Error() + ": " + s)
 	}
@@ -964,7 +966,7 @@ func dateutilParse(s string, def civil, public bool) (timestamp, error) {
 		ts.aware, ts.off = true, 0
 	case res.tzoffset.ok:
 		if res.tzoffset.v <= -86400 || res.tzoffset.v >= 86400 {
-			return timestamp{}, valueError(fmt.Sprintf("Offset must be strictly between -timedelta(hours=24) and timedelta(hours=24), got %d", res.tzoffset.v))
+			return timestamp{}, pycompat.ValueError(fmt.Sprintf("Offset must be strictly between -timedelta(hours=24) and timedelta(hours=24), got %d", res.tzoffset.v))
 		}
 		ts.aware, ts.off = true, int64(res.tzoffset.v)
 	}
@@ -978,13 +980,13 @@ func checkDateTime(year, month, day, hour, minute, sec, us int) error {
 	}
 	switch {
 	case hour < 0 || hour > 23:
-		return valueError("hour must be in 0..23")
+		return pycompat.ValueError("hour must be in 0..23")
 	case minute < 0 || minute > 59:
-		return valueError("minute must be in 0..59")
+		return pycompat.ValueError("minute must be in 0..59")
 	case sec < 0 || sec > 59:
-		return valueError("second must be in 0..59")
+		return pycompat.ValueError("second must be in 0..59")
 	case us < 0 || us > 999999:
-		return valueError("microsecond must be in 0..999999")
+		return pycompat.ValueError("microsecond must be in 0..999999")
 	}
 	return nil
 }

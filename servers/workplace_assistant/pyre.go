@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/dlclark/regexp2/v2"
+	"github.com/gymkit/gymkit/pycompat"
 	"github.com/gymkit/gymkit/pycompat/pystr"
 	"golang.org/x/text/unicode/runenames"
 )
@@ -344,10 +345,10 @@ func parsePython(pattern string, flags int) ([]*reNode, int, error) {
 	// fix_flags for a str pattern.
 	f := p.state.flags
 	if f&reLocale != 0 {
-		return nil, 0, valueError("cannot use LOCALE flag with a str pattern")
+		return nil, 0, pycompat.ValueError("cannot use LOCALE flag with a str pattern")
 	}
 	if f&reASCII != 0 && f&reUnicode != 0 {
-		return nil, 0, valueError("ASCII and UNICODE flags are incompatible")
+		return nil, 0, pycompat.ValueError("ASCII and UNICODE flags are incompatible")
 	}
 	if t.has {
 		return nil, 0, t.errorf(0, "unbalanced parenthesis")
@@ -511,14 +512,14 @@ func (p *reParser) parseRepeat(this string, sub []*reNode) ([]*reNode, error) {
 		if los != "" {
 			n, err := strconv.ParseInt(los, 10, 64)
 			if err != nil || n >= maxRepeat {
-				return nil, &pyErr{"OverflowError", "the repetition number is too large"}
+				return nil, pycompat.OverflowError("the repetition number is too large")
 			}
 			lo = n
 		}
 		if his != "" {
 			n, err := strconv.ParseInt(his, 10, 64)
 			if err != nil || n >= maxRepeat {
-				return nil, &pyErr{"OverflowError", "the repetition number is too large"}
+				return nil, pycompat.OverflowError("the repetition number is too large")
 			}
 			hi = n
 			if hi < lo {

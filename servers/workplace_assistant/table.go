@@ -3,17 +3,15 @@ package workplace
 import (
 	"encoding/csv"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/gymkit/gymkit/framework"
-	"github.com/gymkit/gymkit/pycompat/pystr"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
 // A table is one of the reference's pandas DataFrames: named columns, rows
@@ -266,7 +264,7 @@ func (d *dataset) floatAnalytics() *table {
 		t := d.analytics.clone()
 		for i := range t.rows {
 			if f, ok := pyFloatOf(t.rows[i][aDuration]); ok {
-				t.set(i, aDuration, vFloat(f))
+				t.set(i, aDuration, pyval.FloatValue(f))
 			}
 		}
 		d.analyticsFloat = t
@@ -279,12 +277,7 @@ func pyFloatOf(v value) (float64, bool) {
 	if !isStr(v) {
 		return 0, false
 	}
-	s := pystr.Strip(v.Str)
-	if n, ok := parseIntLiteral(s); ok {
-		f, _ := new(big.Float).SetInt(n).Float64()
-		return f, true
-	}
-	f, err := strconv.ParseFloat(s, 64)
+	f, err := pyval.ParseFloat(v.Str)
 	return f, err == nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/pycompat"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
 // pd.Timestamp(value), as pandas 2.2 builds it (spec section 3.4): the ISO
@@ -54,7 +56,7 @@ func cmpTS(a, b timestamp) (int, bool, error) {
 		return 0, false, nil
 	}
 	if a.aware != b.aware {
-		return 0, false, typeError("Cannot compare tz-naive and tz-aware timestamps")
+		return 0, false, pycompat.TypeError("Cannot compare tz-naive and tz-aware timestamps")
 	}
 	as, an := a.instant()
 	bs, bn := b.instant()
@@ -109,21 +111,21 @@ func parseTimestamp(v value) (timestamp, error) {
 				return timestamp{nat: true}, nil
 			}
 			if math.IsInf(f, 0) || math.Abs(f) >= 9.3e18 {
-				return timestamp{}, &pyErr{"OverflowError", "cannot convert float infinity to integer"}
+				return timestamp{}, pycompat.OverflowError("cannot convert float infinity to integer")
 			}
 			return tsFromNanos(int64(f)), nil
 		}
 		n, ok := v.Int()
 		if !ok {
 			b, _ := v.BigInt()
-			return timestamp{}, &pyErr{"ValueError", fmt.Sprintf("Out of bounds nanosecond timestamp: %s", b.String())}
+			return timestamp{}, pycompat.ValueError(fmt.Sprintf("Out of bounds nanosecond timestamp: %s", b.String()))
 		}
 		if n == math.MinInt64 { // NPY_NAT
 			return timestamp{nat: true}, nil
 		}
 		return tsFromNanos(n), nil
 	}
-	return timestamp{}, typeError("Cannot convert input [" + pyStr(v) + "] of type <class '" + typeName(v) + "'> to Timestamp")
+	return timestamp{}, pycompat.TypeError("Cannot convert input [" + pyval.Str(v) + "] of type <class '" + pyval.TypeName(v) + "'> to Timestamp")
 }
 
 func tsFromNanos(n int64) timestamp {
@@ -417,11 +419,11 @@ func isoTimezone(s string, i int, finish func() (timestamp, bool)) (timestamp, b
 
 // --- parse_datetime_string ---
 
-func dateParseError(msg string) error { return valueError(msg) }
+func dateParseError(msg string) error { return pycompat.ValueError(msg) }
 
 func parseDatetimeString(s string) (timestamp, error) {
 	if !looksLikeDatetime(s) {
-		return timestamp{}, valueError(`Given date string "` + s + `" not likely a datetime`)
+		return timestamp{}, pycompat.ValueError(`Given date string "` + s + `" not likely a datetime`)
 	}
 	if timePat(s) {
 		// dateutil.parser.parse with today's midnight as the default.
@@ -581,13 +583,13 @@ func parseDelimitedDate(str string) (timestamp, bool, error) {
 // checkDate is datetime's argument check (its ValueError texts).
 func checkDate(year, month, day int) error {
 	if year < 1 || year > 9999 {
-		return valueError(fmt.Sprintf("year %d is out of range", year))
+		return pycompat.ValueError(fmt.Sprintf("year %d is out of range", year))
 	}
 	if month < 1 || month > 12 {
-		return valueError("month must be in 1..12")
+		return pycompat.ValueError("month must be in 1..12")
 	}
 	if day < 1 || day > daysIn(year, month) {
-		return valueError("day is out of range for month")
+		return pycompat.ValueError("day is out of range for month")
 	}
 	return nil
 }
@@ -608,7 +610,7 @@ func parseDateAbbr(s string) (timestamp, bool, error) {
 	u := strings.ToUpper(s)
 	n := len([]rune(u))
 	if n == 4 {
-		if y, ok := parseIntLiteral(u); ok && y.IsInt64() && y.Int64() >= 1 && y.Int64() <= 9999 {
+		if y, err := pyval.ParseInt(u); err == nil && y.IsInt64() && y.Int64() >= 1 && y.Int64() <= 9999 {
 			return tsFromCivil(int(y.Int64()), 1, 1, 0, 0, 0, 0), true, nil
 		}
 	}
@@ -639,8 +641,8 @@ func parseQuarter(u string) (timestamp, bool, error) {
 	}
 	b := []byte(u)
 	atoi := func(s string) (int, bool) {
-		v, ok := parseIntLiteral(s)
-		if !ok || !v.IsInt64() {
+		v, err := pyval.ParseInt(s)
+		if err != nil || !v.IsInt64() {
 			return 0, false
 		}
 		return int(v.Int64()), true

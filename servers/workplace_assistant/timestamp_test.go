@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/pycompat"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
 // format renders a timestamp for comparison: wall clock, nanoseconds and,
@@ -127,11 +129,11 @@ func TestTimestampRejected(t *testing.T) {
 	for _, c := range cases {
 		_, err := parseTimestamp(c.in)
 		if err == nil {
-			t.Errorf("Timestamp(%s) parsed, want %q", pyRepr(c.in), c.want)
+			t.Errorf("Timestamp(%s) parsed, want %q", pyval.Repr(c.in), c.want)
 			continue
 		}
-		if err.Error() != c.want || isValueError(err) == c.typeError {
-			t.Errorf("Timestamp(%s): %v (ValueError %v), want %q (ValueError %v)", pyRepr(c.in), err, isValueError(err), c.want, !c.typeError)
+		if err.Error() != c.want || pycompat.IsInstance(err, "ValueError") == c.typeError {
+			t.Errorf("Timestamp(%s): %v (ValueError %v), want %q (ValueError %v)", pyval.Repr(c.in), err, pycompat.IsInstance(err, "ValueError"), c.want, !c.typeError)
 		}
 	}
 }

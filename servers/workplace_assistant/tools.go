@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/pycompat"
 	"github.com/gymkit/gymkit/pycompat/pystr"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
 // args are one call's keyword arguments: the body's members (nulls dropped on
@@ -59,9 +61,9 @@ func (t *toolDef) bind(body []framework.Member) (args, error) {
 	for _, m := range body {
 		switch {
 		case m.Key == "self":
-			return nil, typeError(fmt.Sprintf("%s.%s() got multiple values for argument 'self'", t.class, t.method))
+			return nil, pycompat.TypeError(fmt.Sprintf("%s.%s() got multiple values for argument 'self'", t.class, t.method))
 		case !slices.Contains(t.params, m.Key):
-			return nil, typeError(fmt.Sprintf("%s.%s() got an unexpected keyword argument '%s'", t.class, t.method, m.Key))
+			return nil, pycompat.TypeError(fmt.Sprintf("%s.%s() got an unexpected keyword argument '%s'", t.class, t.method, m.Key))
 		}
 		a[m.Key] = m.Value
 	}
@@ -91,7 +93,7 @@ func (w *world) callTracked(name string, body []framework.Member) (out value, wr
 func (w *world) callBefore(ctx context.Context, name string, body []framework.Member) (out value, wrote bool, err error) {
 	t, ok := toolByName[name]
 	if !ok {
-		return value{}, false, &pyErr{"KeyError", pystr.Repr(name)}
+		return value{}, false, pycompat.KeyError(name)
 	}
 	a, err := t.bind(body)
 	if err != nil {
@@ -129,7 +131,7 @@ func checkStrAccessor(k col) error {
 		}
 	}
 	if other == 0 && (nums > 0) != (bools > 0) {
-		return attributeError("Can only use .str accessor with string values!")
+		return pycompat.AttributeError("Can only use .str accessor with string values!")
 	}
 	return nil
 }
@@ -150,7 +152,7 @@ func strContains(k col, pattern value) ([]na, error) {
 		return nil, err
 	}
 	if !isStr(pattern) {
-		return nil, typeError("first argument must be string or compiled pattern")
+		return nil, pycompat.TypeError("first argument must be string or compiled pattern")
 	}
 	re, err := compilePython(pattern.Str, reIgnoreCase)
 	if err != nil {
@@ -180,7 +182,7 @@ func boolMask(m []na) ([]bool, error) {
 	out := make([]bool, len(m))
 	for i, x := range m {
 		if x == naMissing {
-			return nil, valueError("Cannot mask with non-boolean array containing NA / NaN values")
+			return nil, pycompat.ValueError("Cannot mask with non-boolean array containing NA / NaN values")
 		}
 		out[i] = x == naTrue
 	}
@@ -193,15 +195,15 @@ func eqMask(k col, v value) ([]bool, error) {
 	out := make([]bool, k.len())
 	if v.Kind == framework.KindArray {
 		if len(v.Items) != k.len() {
-			return nil, valueError(fmt.Sprintf("('Lengths must match to compare', (%d,), (%d,))", k.len(), len(v.Items)))
+			return nil, pycompat.ValueError(fmt.Sprintf("('Lengths must match to compare', (%d,), (%d,))", k.len(), len(v.Items)))
 		}
 		for i := range out {
-			out[i] = pyEq(k.at(i), v.Items[i])
+			out[i] = pyval.Equal(k.at(i), v.Items[i])
 		}
 		return out, nil
 	}
 	for i := range out {
-		out[i] = pyEq(k.at(i), v)
+		out[i] = pyval.Equal(k.at(i), v)
 	}
 	return out, nil
 }
@@ -212,7 +214,7 @@ func inValues(k col, v value) bool {
 		return false
 	}
 	for i := range k.len() {
-		if pyEq(k.at(i), v) {
+		if pyval.Equal(k.at(i), v) {
 			return true
 		}
 	}
@@ -223,7 +225,7 @@ func inValues(k col, v value) bool {
 // missing cells give False; an incomparable pair raises TypeError.
 func cmpMask(k col, op string, bound value) ([]bool, error) {
 	if bound.Kind == framework.KindArray && len(bound.Items) != k.len() {
-		return nil, valueError(fmt.Sprintf("('Lengths must match to compare', (%d,), (%d,))", k.len(), len(bound.Items)))
+		return nil, pycompat.ValueError(fmt.Sprintf("('Lengths must match to compare', (%d,), (%d,))", k.len(), len(bound.Items)))
 	}
 	out := make([]bool, k.len())
 	for i := range out {
@@ -235,7 +237,7 @@ func cmpMask(k col, op string, bound value) ([]bool, error) {
 		if bound.Kind == framework.KindArray {
 			b = bound.Items[i]
 		}
-		ok, err := pyOrder(c, op, b)
+		ok, err := pyval.Compare(c, op, b)
 		if err != nil {
 			return nil, err
 		}
@@ -253,14 +255,14 @@ func objectMax(k col) (value, bool, error) {
 	}
 	fill := func(v value) value {
 		if isMissing(v) {
-			return vFloat(math.Inf(-1))
+			return pyval.FloatValue(math.Inf(-1))
 		}
 		return v
 	}
 	acc := fill(k.at(0))
 	for i := 1; i < k.len(); i++ {
 		v := fill(k.at(i))
-		ge, err := pyOrder(acc, ">=", v)
+		ge, err := pyval.Compare(acc, ">=", v)
 		if err != nil {
 			return value{}, false, err
 		}
@@ -278,9 +280,9 @@ func nextID(k col, pad bool) (string, error) {
 		return "", err
 	}
 	if !ok {
-		return "", valueError("cannot convert float NaN to integer")
+		return "", pycompat.ValueError("cannot convert float NaN to integer")
 	}
-	n, err := pyInt(mx)
+	n, err := pyval.Int(mx)
 	if err != nil {
 		return "", err
 	}
@@ -338,44 +340,43 @@ func records(t *table, idx []int) value {
 type pagination struct {
 	page       value // the clamped page, as echoed
 	totalPages value
-	start, end num
+	start, end any // Python ints (or floats, which slicing refuses)
 }
 
-// paginate runs the reference's arithmetic:
+// paginate runs the reference's arithmetic with Python's semantics
+// (pycompat/pyval):
 //
 //	total_pages = (total + page_size - 1) // page_size
 //	page = max(1, min(page, total_pages)) if total_pages > 0 else 1
 //	start = (page - 1) * page_size; end = min(start + page_size, total)
 func paginate(total int, page, pageSize value) (pagination, error) {
 	var pg pagination
-	ps, ok := toNum(pageSize)
-	if !ok {
-		return pg, typeError("unsupported operand type(s) for +: 'int' and '" + typeName(pageSize) + "'")
-	}
-	t1, err := arith(intNum(total), '+', ps)
+	t1, err := pyval.Add(total, pageSize)
 	if err != nil {
 		return pg, err
 	}
-	t2, err := arith(t1, '-', intNum(1))
+	t2, err := pyval.Sub(t1, 1)
 	if err != nil {
 		return pg, err
 	}
-	tp, err := arith(t2, '/', ps)
+	tp, err := pyval.FloorDiv(t2, pageSize)
 	if err != nil {
 		return pg, err
 	}
-	pg.totalPages = tp.value()
+	if pg.totalPages, err = pyval.ToValue(tp); err != nil {
+		return pg, err
+	}
 	p := vInt(1)
-	if c, ok := tp.cmp(intNum(0)); ok && c > 0 {
+	if pos, _ := pyval.Compare(tp, ">", 0); pos {
 		m := page
-		lt, err := pyOrder(tp.value(), "<", page)
+		lt, err := pyval.Compare(tp, "<", page)
 		if err != nil {
 			return pg, err
 		}
 		if lt {
-			m = tp.value()
+			m = pg.totalPages
 		}
-		gt, err := pyOrder(m, ">", vInt(1))
+		gt, err := pyval.Compare(m, ">", 1)
 		if err != nil {
 			return pg, err
 		}
@@ -384,51 +385,25 @@ func paginate(total int, page, pageSize value) (pagination, error) {
 		}
 	}
 	pg.page = p
-	pn, ok := toNum(p)
-	if !ok {
-		return pg, typeError("unsupported operand type(s) for -: '" + typeName(p) + "' and 'int'")
-	}
-	pm1, err := arith(pn, '-', intNum(1))
+	pm1, err := pyval.Sub(p, 1)
 	if err != nil {
 		return pg, err
 	}
-	if pg.start, err = arith(pm1, '*', ps); err != nil {
+	if pg.start, err = pyval.Mul(pm1, pageSize); err != nil {
 		return pg, err
 	}
-	se, err := arith(pg.start, '+', ps)
-	if err != nil {
+	if pg.end, err = pyval.Add(pg.start, pageSize); err != nil {
 		return pg, err
 	}
-	pg.end = se
-	if c, ok := intNum(total).cmp(se); ok && c < 0 {
-		pg.end = intNum(total)
+	if lt, _ := pyval.Compare(total, "<", pg.end); lt {
+		pg.end = total
 	}
 	return pg, nil
 }
 
 // slice returns list[start:end] bounds for a list of length n.
 func (pg pagination) slice(n int) (int, int, error) {
-	if !pg.start.isInt() || !pg.end.isInt() {
-		return 0, 0, typeError("slice indices must be integers or None or have an __index__ method")
-	}
-	norm := func(x *big.Int) int {
-		v := new(big.Int).Set(x)
-		if v.Sign() < 0 {
-			v.Add(v, big.NewInt(int64(n)))
-			if v.Sign() < 0 {
-				return 0
-			}
-		}
-		if v.Cmp(big.NewInt(int64(n))) > 0 {
-			return n
-		}
-		return int(v.Int64())
-	}
-	lo, hi := norm(pg.start.i), norm(pg.end.i)
-	if hi < lo {
-		hi = lo
-	}
-	return lo, hi, nil
+	return pyval.SliceBounds(n, pg.start, pg.end)
 }
 
 // pageObject builds {"<items>": [...], "pagination": {...}}.

@@ -2,6 +2,9 @@ package workplace
 
 import (
 	"sort"
+
+	"github.com/gymkit/gymkit/pycompat"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
 // The calendar and analytics toolkits (spec sections 4.3 and 4.4).
@@ -36,9 +39,9 @@ func init() {
 func getEventInformation(w *world, a args) (value, error) {
 	id, field := a.get("event_id", vNone()), a.get("field", vNone())
 	switch {
-	case !truthy(id):
+	case !pyval.Truthy(id):
 		return vStr("Event ID not provided."), nil
-	case !truthy(field):
+	case !pyval.Truthy(field):
 		return vStr("Field not provided."), nil
 	case !validEventID(id):
 		return vStr(invalidEventID), nil
@@ -47,7 +50,7 @@ func getEventInformation(w *world, a args) (value, error) {
 	}
 	t := w.get(tCalendar)
 	for _, r := range t.rows {
-		if pyEq(r[cID], id) {
+		if pyval.Equal(r[cID], id) {
 			var o object
 			o.add(field.Str, outValue(r[t.col(field.Str)]))
 			return o.value(), nil
@@ -61,7 +64,7 @@ func getEventInformation(w *world, a args) (value, error) {
 func parseBound(v value) (timestamp, bool, error) {
 	ts, err := parseTimestamp(v)
 	if err != nil {
-		if isValueError(err) {
+		if pycompat.IsInstance(err, "ValueError") {
 			return ts, false, nil
 		}
 		return ts, false, err
@@ -74,7 +77,7 @@ func searchEvents(w *world, a args) (value, error) {
 	timeMin, timeMax := a.get("time_min", vNone()), a.get("time_max", vNone())
 	page, pageSize := a.get("page", vInt(1)), a.get("page_size", vInt(5))
 	var tmin, tmax timestamp
-	if truthy(timeMin) {
+	if pyval.Truthy(timeMin) {
 		ts, ok, err := parseBound(timeMin)
 		if err != nil {
 			return value{}, err
@@ -84,7 +87,7 @@ func searchEvents(w *world, a args) (value, error) {
 		}
 		tmin = ts
 	}
-	if truthy(timeMax) {
+	if pyval.Truthy(timeMax) {
 		ts, ok, err := parseBound(timeMax)
 		if err != nil {
 			return value{}, err
@@ -127,12 +130,12 @@ func searchEvents(w *world, a args) (value, error) {
 		events = out
 		return nil
 	}
-	if truthy(timeMin) {
+	if pyval.Truthy(timeMin) {
 		if err := filter(tmin, tsGE); err != nil {
 			return value{}, err
 		}
 	}
-	if truthy(timeMax) {
+	if pyval.Truthy(timeMax) {
 		if err := filter(tmax, tsLE); err != nil {
 			return value{}, err
 		}
@@ -157,7 +160,7 @@ func searchEvents(w *world, a args) (value, error) {
 			}
 		}
 		if naive && aware {
-			return value{}, typeError("Cannot compare tz-naive and tz-aware timestamps")
+			return value{}, pycompat.TypeError("Cannot compare tz-naive and tz-aware timestamps")
 		}
 	}
 	perm := make([]int, len(events))
@@ -186,9 +189,9 @@ func searchEvents(w *world, a args) (value, error) {
 // checkDuration is the reference's int(duration) validation; msg is the
 // tool's message when the duration is refused.
 func checkDuration(v value) (msg string, err error) {
-	n, err := pyInt(v)
+	n, err := pyval.Int(v)
 	if err != nil {
-		if isValueError(err) {
+		if pycompat.IsInstance(err, "ValueError") {
 			return "Invalid duration format. Expected a number of minutes.", nil
 		}
 		return "", err
@@ -203,13 +206,13 @@ func createEvent(w *world, a args) (value, error) {
 	name, email := a.get("event_name", vNone()), a.get("participant_email", vNone())
 	start, duration := a.get("event_start", vNone()), a.get("duration", vNone())
 	switch {
-	case !truthy(name):
+	case !pyval.Truthy(name):
 		return vStr("Event name not provided."), nil
-	case !truthy(email):
+	case !pyval.Truthy(email):
 		return vStr("Participant email not provided."), nil
-	case !truthy(start):
+	case !pyval.Truthy(start):
 		return vStr("Event start not provided."), nil
-	case !truthy(duration):
+	case !pyval.Truthy(duration):
 		return vStr("Event duration not provided."), nil
 	}
 	if _, ok, err := parseBound(start); err != nil {
@@ -238,7 +241,7 @@ func createEvent(w *world, a args) (value, error) {
 func deleteEvent(w *world, a args) (value, error) {
 	id := a.get("event_id", vNone())
 	switch {
-	case !truthy(id):
+	case !pyval.Truthy(id):
 		return vStr("Event ID not provided."), nil
 	case !validEventID(id):
 		return vStr(invalidEventID), nil
@@ -247,14 +250,14 @@ func deleteEvent(w *world, a args) (value, error) {
 		return vStr("Event not found."), nil
 	}
 	t := w.mut(tCalendar)
-	t.keep(func(i int) bool { return !pyEq(t.rows[i][cID], id) })
+	t.keep(func(i int) bool { return !pyval.Equal(t.rows[i][cID], id) })
 	return vStr("Event deleted successfully."), nil
 }
 
 func updateEvent(w *world, a args) (value, error) {
 	id, field, nv := a.get("event_id", vNone()), a.get("field", vNone()), a.get("new_value", vNone())
 	switch {
-	case !truthy(id) || !truthy(field) || !truthy(nv):
+	case !pyval.Truthy(id) || !pyval.Truthy(field) || !pyval.Truthy(nv):
 		return vStr("Event ID, field, or new value not provided."), nil
 	case !validEventID(id):
 		return vStr(invalidEventID), nil
@@ -287,7 +290,7 @@ func updateEvent(w *world, a args) (value, error) {
 	t := w.mut(tCalendar)
 	c := t.col(field.Str)
 	for i := range t.rows {
-		if pyEq(t.rows[i][cID], id) {
+		if pyval.Equal(t.rows[i][cID], id) {
 			t.set(i, c, nv)
 		}
 	}
@@ -298,7 +301,7 @@ func updateEvent(w *world, a args) (value, error) {
 
 func getVisitorInformation(w *world, a args) (value, error) {
 	id := a.get("visitor_id", vNone())
-	if !truthy(id) {
+	if !pyval.Truthy(id) {
 		return vStr("Visitor ID not provided."), nil
 	}
 	t := w.analytics()
@@ -317,16 +320,16 @@ func createPlot(w *world, a args) (value, error) {
 	tmin, tmax := a.get("time_min", vNone()), a.get("time_max", vNone())
 	what, kind := a.get("value_to_plot", vNone()), a.get("plot_type", vNone())
 	switch {
-	case !truthy(tmin):
+	case !pyval.Truthy(tmin):
 		return vStr("Start date not provided."), nil
-	case !truthy(tmax):
+	case !pyval.Truthy(tmax):
 		return vStr("End date not provided."), nil
 	case !inList(what, plotValues...):
 		return vStr("Value to plot must be one of 'total_visits', 'session_duration_seconds', 'user_engaged', 'visits_direct', 'visits_referral', 'visits_search_engine', 'visits_social_media'"), nil
 	case !inList(kind, plotTypes...):
 		return vStr("Plot type must be one of 'bar', 'line', 'scatter', or 'histogram'"), nil
 	}
-	path := "plots/" + pyStr(tmin) + "_" + pyStr(tmax) + "_" + what.Str + "_" + kind.Str + ".png"
+	path := "plots/" + pyval.Str(tmin) + "_" + pyval.Str(tmax) + "_" + what.Str + "_" + kind.Str + ".png"
 	t := w.mut(tPlots)
 	t.appendRow([]value{vStr(path)}, len(t.rows)) // .loc[len(df)] = [...]
 	return vStr(path), nil
@@ -335,14 +338,14 @@ func createPlot(w *world, a args) (value, error) {
 // visitsInRange applies the reference's string bounds on date_of_visit.
 func visitsInRange(t *table, tmin, tmax value) ([]int, error) {
 	idx := allRows(t)
-	if truthy(tmin) {
+	if pyval.Truthy(tmin) {
 		m, err := cmpMask(columnAt(t, idx, aDate), ">=", tmin)
 		if err != nil {
 			return nil, err
 		}
 		idx = rowsWhere(idx, m)
 	}
-	if truthy(tmax) {
+	if pyval.Truthy(tmax) {
 		m, err := cmpMask(columnAt(t, idx, aDate), "<=", tmax)
 		if err != nil {
 			return nil, err
@@ -362,7 +365,7 @@ func groupByDate(t *table, idx []int, f func(i int) float64, asFloat bool, mean 
 	groups := map[string]*agg{}
 	var keys []string
 	for _, i := range idx {
-		k := pyStr(t.rows[i][aDate])
+		k := pyval.Str(t.rows[i][aDate])
 		g, ok := groups[k]
 		if !ok {
 			g = &agg{}
@@ -378,9 +381,9 @@ func groupByDate(t *table, idx []int, f func(i int) float64, asFloat bool, mean 
 		g := groups[k]
 		switch {
 		case mean:
-			o.add(k, vFloat(g.sum/float64(g.count)))
+			o.add(k, pyval.FloatValue(g.sum/float64(g.count)))
 		case asFloat:
-			o.add(k, vFloat(g.sum))
+			o.add(k, pyval.FloatValue(g.sum))
 		default:
 			o.add(k, vInt(int(g.sum)))
 		}
@@ -407,7 +410,7 @@ func engagedUsersCount(w *world, a args) (value, error) {
 		return value{}, err
 	}
 	return groupByDate(t, idx, func(i int) float64 {
-		if truthy(t.rows[i][aEngaged]) {
+		if pyval.Truthy(t.rows[i][aEngaged]) {
 			return 1
 		}
 		return 0
@@ -421,7 +424,7 @@ func trafficSourceCount(w *world, a args) (value, error) {
 		return value{}, err
 	}
 	source := a.get("traffic_source", vNone())
-	if !truthy(source) {
+	if !pyval.Truthy(source) {
 		return groupByDate(t, idx, func(int) float64 { return 1 }, false, false), nil
 	}
 	m, err := eqMask(columnAt(t, idx, aSource), source)
@@ -447,7 +450,7 @@ func averageSessionDuration(w *world, a args) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	if !truthy(tmin) && !truthy(tmax) {
+	if !pyval.Truthy(tmin) && !pyval.Truthy(tmax) {
 		// data is the session's own table: astype(float) converts it for the
 		// rest of the session.
 		w.analyticsConverted = true
@@ -461,11 +464,6 @@ func averageSessionDuration(w *world, a args) (value, error) {
 
 // cellFloat is float(cell) for the analytics durations.
 func cellFloat(v value) (float64, bool) {
-	if f, ok := pyFloatOf(v); ok {
-		return f, true
-	}
-	if n, ok := toNum(v); ok {
-		return n.float(), true
-	}
-	return 0, false
+	f, err := pyval.Float(v)
+	return f, err == nil
 }

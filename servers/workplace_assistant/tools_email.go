@@ -5,6 +5,7 @@ import (
 
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/pycompat/pystr"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
 // The company directory and email toolkits (spec sections 4.1 and 4.2).
@@ -65,10 +66,10 @@ func wrapped(prefix string, v value, err error) (value, error) {
 
 func getEmailInformation(w *world, a args) (value, error) {
 	id, field := a.get("email_id", vNone()), a.get("field", vNone())
-	if !truthy(id) {
+	if !pyval.Truthy(id) {
 		return vStr("Email ID not provided."), nil
 	}
-	if !truthy(field) {
+	if !pyval.Truthy(field) {
 		return vStr("Field not provided."), nil
 	}
 	v, err := func() (value, error) {
@@ -81,7 +82,7 @@ func getEmailInformation(w *world, a args) (value, error) {
 			if !ok {
 				continue
 			}
-			if err := hashable(field); err != nil {
+			if err := pyval.CheckHashable(field); err != nil {
 				return value{}, err
 			}
 			if isStr(field) {
@@ -91,7 +92,7 @@ func getEmailInformation(w *world, a args) (value, error) {
 					return o.value(), nil
 				}
 			}
-			return vStr("Field '" + pyStr(field) + "' not found. Available fields: " + joinNames(emailFields)), nil
+			return vStr("Field '" + pyval.Str(field) + "' not found. Available fields: " + joinNames(emailFields)), nil
 		}
 		return vStr("Email not found."), nil
 	}()
@@ -105,7 +106,7 @@ func searchEmails(w *world, a args) (value, error) {
 
 // emailSearchText is f"{subject} {body} {sender/recipient}".lower().
 func emailSearchText(r []value) string {
-	return pystr.Lower(pyStr(r[eSubject]) + " " + pyStr(r[eBody]) + " " + pyStr(r[eAddr]))
+	return pystr.Lower(pyval.Str(r[eSubject]) + " " + pyval.Str(r[eBody]) + " " + pyval.Str(r[eAddr]))
 }
 
 func searchEmailsInner(w *world, a args) (value, error) {
@@ -180,12 +181,12 @@ func searchEmailsInner(w *world, a args) (value, error) {
 		emails = out
 		return nil
 	}
-	if truthy(dateMin) {
+	if pyval.Truthy(dateMin) {
 		if err := filter(dateMin, func(e, b int64) bool { return e >= b }); err != nil {
 			return value{}, err
 		}
 	}
-	if truthy(dateMax) {
+	if pyval.Truthy(dateMax) {
 		if err := filter(dateMax, func(e, b int64) bool { return e <= b }); err != nil {
 			return value{}, err
 		}
@@ -207,16 +208,16 @@ func searchEmailsInner(w *world, a args) (value, error) {
 // checkRecipient is the unwrapped `"@" not in recipient or "." not in
 // recipient` test; ok is false for an invalid address.
 func checkRecipient(r value) (bool, error) {
-	at, err := pyIn("@", r)
+	at, err := pyval.Contains(r, "@")
 	if err != nil || !at {
 		return false, err
 	}
-	return pyIn(".", r)
+	return pyval.Contains(r, ".")
 }
 
 func sendEmail(w *world, a args) (value, error) {
 	r, s, b := a.get("recipient", vNone()), a.get("subject", vNone()), a.get("body", vNone())
-	if !truthy(r) || !truthy(s) || !truthy(b) {
+	if !pyval.Truthy(r) || !pyval.Truthy(s) || !pyval.Truthy(b) {
 		return vStr("Recipient, subject, or body not provided."), nil
 	}
 	ok, err := checkRecipient(r)
@@ -248,7 +249,7 @@ func sendEmail(w *world, a args) (value, error) {
 
 func deleteEmail(w *world, a args) (value, error) {
 	id := a.get("email_id", vNone())
-	if !truthy(id) {
+	if !pyval.Truthy(id) {
 		return vStr("Email ID not provided."), nil
 	}
 	t := w.get(tEmails)
@@ -256,14 +257,14 @@ func deleteEmail(w *world, a args) (value, error) {
 		return vStr("Email not found."), nil
 	}
 	t = w.mut(tEmails)
-	t.keep(func(i int) bool { return !pyEq(t.rows[i][eID], id) })
+	t.keep(func(i int) bool { return !pyval.Equal(t.rows[i][eID], id) })
 	return vStr("Email deleted successfully."), nil
 }
 
 // firstEmail returns the first row whose id equals id.
 func firstEmail(t *table, id value) (int, bool) {
 	for i, r := range t.rows {
-		if pyEq(r[eID], id) {
+		if pyval.Equal(r[eID], id) {
 			return i, true
 		}
 	}
@@ -272,7 +273,7 @@ func firstEmail(t *table, id value) (int, bool) {
 
 func forwardEmail(w *world, a args) (value, error) {
 	id, r := a.get("email_id", vNone()), a.get("recipient", vNone())
-	if !truthy(id) || !truthy(r) {
+	if !pyval.Truthy(id) || !pyval.Truthy(r) {
 		return vStr("Email ID or recipient not provided."), nil
 	}
 	ok, err := checkRecipient(r)
@@ -293,7 +294,7 @@ func forwardEmail(w *world, a args) (value, error) {
 		}
 		i, _ := firstEmail(t, id)
 		subject, body := t.rows[i][eSubject], t.rows[i][eBody]
-		res, err := sendEmail(w, args{"recipient": low, "subject": vStr("FW: " + pyStr(subject)), "body": body})
+		res, err := sendEmail(w, args{"recipient": low, "subject": vStr("FW: " + pyval.Str(subject)), "body": body})
 		if err != nil {
 			return value{}, err
 		}
@@ -312,7 +313,7 @@ func sendFailed(res value) bool {
 
 func replyEmail(w *world, a args) (value, error) {
 	id, body := a.get("email_id", vNone()), a.get("body", vNone())
-	if !truthy(id) || !truthy(body) {
+	if !pyval.Truthy(id) || !pyval.Truthy(body) {
 		return vStr("Email ID or body not provided."), nil
 	}
 	v, err := func() (value, error) {
@@ -322,7 +323,7 @@ func replyEmail(w *world, a args) (value, error) {
 		}
 		i, _ := firstEmail(t, id)
 		to, subject := t.rows[i][eAddr], t.rows[i][eSubject]
-		res, err := sendEmail(w, args{"recipient": to, "subject": vStr("RE: " + pyStr(subject)), "body": body})
+		res, err := sendEmail(w, args{"recipient": to, "subject": vStr("RE: " + pyval.Str(subject)), "body": body})
 		if err != nil {
 			return value{}, err
 		}

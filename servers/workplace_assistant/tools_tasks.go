@@ -3,7 +3,9 @@ package workplace
 import (
 	"regexp"
 
+	"github.com/gymkit/gymkit/pycompat"
 	"github.com/gymkit/gymkit/pycompat/pystr"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
 // The project management and CRM toolkits (spec sections 4.5 and 4.6).
@@ -46,17 +48,17 @@ func init() {
 func getTaskInformation(w *world, a args) (value, error) {
 	id, field := a.get("task_id", vNone()), a.get("field", vNone())
 	switch {
-	case !truthy(id):
+	case !pyval.Truthy(id):
 		return vStr("Task ID not provided."), nil
-	case !truthy(field):
+	case !pyval.Truthy(field):
 		return vStr("Field not provided."), nil
 	}
 	t := w.get(tTasks)
 	for _, r := range t.rows {
-		if !pyEq(r[tkID], id) {
+		if !pyval.Equal(r[tkID], id) {
 			continue
 		}
-		if err := hashable(field); err != nil {
+		if err := pyval.CheckHashable(field); err != nil {
 			return value{}, err
 		}
 		if isStr(field) {
@@ -88,12 +90,12 @@ func containsFilter(t *table, idx []int, c int, pattern value) ([]int, error) {
 func searchTasks(w *world, a args) (value, error) {
 	name, email := a.get("task_name", vNone()), a.get("assigned_to_email", vNone())
 	list, due, board := a.get("list_name", vNone()), a.get("due_date", vNone()), a.get("board", vNone())
-	if !truthy(name) && !truthy(email) && !truthy(list) && !truthy(due) && !truthy(board) {
+	if !pyval.Truthy(name) && !pyval.Truthy(email) && !pyval.Truthy(list) && !pyval.Truthy(due) && !pyval.Truthy(board) {
 		return vStr("No search parameters provided."), nil
 	}
-	if truthy(email) {
+	if pyval.Truthy(email) {
 		if !isStr(email) {
-			return value{}, typeError("expected string or bytes-like object, got '" + typeName(email) + "'")
+			return value{}, pycompat.TypeError("expected string or bytes-like object, got '" + pyval.TypeName(email) + "'")
 		}
 		if !taskEmailPattern.MatchString(email.Str) {
 			return vStr("Invalid email format for assigned_to_email."), nil
@@ -102,12 +104,12 @@ func searchTasks(w *world, a args) (value, error) {
 	t := w.get(tTasks)
 	idx := allRows(t)
 	var err error
-	if truthy(name) {
+	if pyval.Truthy(name) {
 		if idx, err = containsFilter(t, idx, tkName, name); err != nil {
 			return value{}, err
 		}
 	}
-	if truthy(email) {
+	if pyval.Truthy(email) {
 		low, err := lowerColumn(columnAt(t, idx, tkEmail))
 		if err != nil {
 			return value{}, err
@@ -115,7 +117,7 @@ func searchTasks(w *world, a args) (value, error) {
 		want := vStr(pystr.Lower(email.Str))
 		keep := make([]bool, len(low))
 		for k, v := range low {
-			keep[k] = pyEq(v, want)
+			keep[k] = pyval.Equal(v, want)
 		}
 		idx = rowsWhere(idx, keep)
 	}
@@ -123,7 +125,7 @@ func searchTasks(w *world, a args) (value, error) {
 		v value
 		c int
 	}{{list, tkList}, {due, tkDue}, {board, tkBoard}} {
-		if truthy(f.v) {
+		if pyval.Truthy(f.v) {
 			if idx, err = containsFilter(t, idx, f.c, f.v); err != nil {
 				return value{}, err
 			}
@@ -139,7 +141,7 @@ func isAssignee(t *table, email value) (bool, error) {
 		return false, err
 	}
 	for i := range k.len() {
-		if v := k.at(i); isStr(v) && pyEq(vStr(pystr.Lower(v.Str)), email) {
+		if v := k.at(i); isStr(v) && pyval.Equal(vStr(pystr.Lower(v.Str)), email) {
 			return true, nil
 		}
 	}
@@ -149,7 +151,7 @@ func isAssignee(t *table, email value) (bool, error) {
 func createTask(w *world, a args) (value, error) {
 	name, email := a.get("task_name", vNone()), a.get("assigned_to_email", vNone())
 	list, due, board := a.get("list_name", vNone()), a.get("due_date", vNone()), a.get("board", vNone())
-	if !truthy(name) || !truthy(email) || !truthy(list) || !truthy(due) || !truthy(board) {
+	if !pyval.Truthy(name) || !pyval.Truthy(email) || !pyval.Truthy(list) || !pyval.Truthy(due) || !pyval.Truthy(board) {
 		return vStr("Missing task details."), nil
 	}
 	low, err := lowerValue(email)
@@ -180,21 +182,21 @@ func createTask(w *world, a args) (value, error) {
 
 func deleteTask(w *world, a args) (value, error) {
 	id := a.get("task_id", vNone())
-	if !truthy(id) {
+	if !pyval.Truthy(id) {
 		return vStr("Task ID not provided."), nil
 	}
 	if !inValues(w.get(tTasks).column(tkID), id) {
 		return vStr("Task not found."), nil
 	}
 	t := w.mut(tTasks)
-	t.keep(func(i int) bool { return !pyEq(t.rows[i][tkID], id) })
+	t.keep(func(i int) bool { return !pyval.Equal(t.rows[i][tkID], id) })
 	return vStr("Task deleted successfully."), nil
 }
 
 // setWhere sets column field (when it is a column) on every row whose id
 // column equals id; found reports whether field is a column.
 func setWhere(w *world, tab, idCol int, id value, field value, nv value) (bool, error) {
-	if err := hashable(field); err != nil {
+	if err := pyval.CheckHashable(field); err != nil {
 		return false, err
 	}
 	if !isStr(field) {
@@ -209,7 +211,7 @@ func setWhere(w *world, tab, idCol int, id value, field value, nv value) (bool, 
 	// itself included).
 	m := make([]bool, len(t.rows))
 	for i := range t.rows {
-		m[i] = pyEq(t.rows[i][idCol], id)
+		m[i] = pyval.Equal(t.rows[i][idCol], id)
 	}
 	for i, ok := range m {
 		if ok {
@@ -221,7 +223,7 @@ func setWhere(w *world, tab, idCol int, id value, field value, nv value) (bool, 
 
 func updateTask(w *world, a args) (value, error) {
 	id, field, nv := a.get("task_id", vNone()), a.get("field", vNone()), a.get("new_value", vNone())
-	if !truthy(id) || !truthy(field) || !truthy(nv) {
+	if !pyval.Truthy(id) || !pyval.Truthy(field) || !pyval.Truthy(nv) {
 		return vStr("Task ID, field, or new value not provided."), nil
 	}
 	if inList(field, "assigned_to_email") {
@@ -276,10 +278,10 @@ func searchCustomers(w *world, a args) (value, error) {
 	}
 	any := false
 	for _, f := range regexFilters {
-		any = any || truthy(a.get(f.name, vNone()))
+		any = any || pyval.Truthy(a.get(f.name, vNone()))
 	}
 	for _, f := range cmpFilters {
-		any = any || truthy(a.get(f.name, vNone()))
+		any = any || pyval.Truthy(a.get(f.name, vNone()))
 	}
 	if !any {
 		return vStr("No search parameters provided. Please provide at least one parameter."), nil
@@ -288,14 +290,14 @@ func searchCustomers(w *world, a args) (value, error) {
 	idx := allRows(t)
 	var err error
 	for _, f := range regexFilters {
-		if v := a.get(f.name, vNone()); truthy(v) {
+		if v := a.get(f.name, vNone()); pyval.Truthy(v) {
 			if idx, err = containsFilter(t, idx, f.col, v); err != nil {
 				return value{}, err
 			}
 		}
 	}
 	for _, f := range cmpFilters {
-		if v := a.get(f.name, vNone()); truthy(v) {
+		if v := a.get(f.name, vNone()); pyval.Truthy(v) {
 			m, err := cmpMask(columnAt(t, idx, f.col), f.op, v)
 			if err != nil {
 				return value{}, err
@@ -320,7 +322,7 @@ func searchCustomers(w *world, a args) (value, error) {
 
 func updateCustomer(w *world, a args) (value, error) {
 	id, field, nv := a.get("customer_id", vNone()), a.get("field", vNone()), a.get("new_value", vNone())
-	if !truthy(id) || !truthy(field) || !truthy(nv) {
+	if !pyval.Truthy(id) || !pyval.Truthy(field) || !pyval.Truthy(nv) {
 		return vStr("Customer ID, field, or new value not provided."), nil
 	}
 	if inList(field, "status") && !inList(nv, crmStatuses...) {
@@ -350,7 +352,7 @@ func updateCustomer(w *world, a args) (value, error) {
 
 func addCustomer(w *world, a args) (value, error) {
 	name, assigned, status := a.get("customer_name", vNone()), a.get("assigned_to_email", vNone()), a.get("status", vNone())
-	if !truthy(name) || !truthy(assigned) || !truthy(status) {
+	if !pyval.Truthy(name) || !pyval.Truthy(assigned) || !pyval.Truthy(status) {
 		return vStr("Please provide all required fields: customer_name, assigned_to_email, status."), nil
 	}
 	assigned, err := lowerValue(assigned)
@@ -358,7 +360,7 @@ func addCustomer(w *world, a args) (value, error) {
 		return value{}, err
 	}
 	email := a.get("customer_email", vNone())
-	if truthy(email) {
+	if pyval.Truthy(email) {
 		if email, err = lowerValue(email); err != nil {
 			return value{}, err
 		}
@@ -387,13 +389,13 @@ func addCustomer(w *world, a args) (value, error) {
 
 func deleteCustomer(w *world, a args) (value, error) {
 	id := a.get("customer_id", vNone())
-	if !truthy(id) {
+	if !pyval.Truthy(id) {
 		return vStr("Customer ID not provided."), nil
 	}
 	if !inValues(w.get(tCRM).column(crmID), id) {
 		return vStr("Customer not found."), nil
 	}
 	t := w.mut(tCRM)
-	t.keep(func(i int) bool { return !pyEq(t.rows[i][crmID], id) })
+	t.keep(func(i int) bool { return !pyval.Equal(t.rows[i][crmID], id) })
 	return vStr("Customer deleted successfully."), nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/pycompat/pystr"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 	"github.com/gymkit/gymkit/session"
 )
 
@@ -249,5 +250,5 @@ func cellsEqual(x, y value, lower bool) bool {
 	if isMissing(x) || isMissing(y) {
 		return isMissing(x) && isMissing(y)
 	}
-	return pyEq(x, y)
+	return pyval.Equal(x, y)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/pycompat"
+	"github.com/gymkit/gymkit/pycompat/pyre"
 	"github.com/gymkit/gymkit/pycompat/pystr"
 	"github.com/gymkit/gymkit/pycompat/pyval"
 )
@@ -154,7 +155,7 @@ func strContains(k col, pattern value) ([]na, error) {
 	if !isStr(pattern) {
 		return nil, pycompat.TypeError("first argument must be string or compiled pattern")
 	}
-	re, err := compilePython(pattern.Str, reIgnoreCase)
+	re, err := pyre.Compile(pattern.Str, pyre.IgnoreCase)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +166,7 @@ func strContains(k col, pattern value) ([]na, error) {
 			out[i] = naMissing
 			continue
 		}
-		ok, err := re.search(v.Str)
+		ok, err := re.MatchString(v.Str)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/pycompat"
+	"github.com/gymkit/gymkit/pycompat/dateutil"
 	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
@@ -419,7 +420,55 @@ func isoTimezone(s string, i int, finish func() (timestamp, bool)) (timestamp, b
 
 // --- parse_datetime_string ---
 
-func dateParseError(msg string) error { return pycompat.ValueError(msg) }
+func dateParseError(msg string) error { return &pycompat.Exception{Class: "DateParseError", Msg: msg} }
+
+// tsFromDateTime is the timestamp of a datetime; an offset of a day or
+// more is refused.
+func tsFromDateTime(dt dateutil.DateTime) (timestamp, error) {
+	ts := tsFromTime(dt.Time)
+	if dt.Aware {
+		_, off := dt.Time.Zone()
+		if off <= -86400 || off >= 86400 {
+			return timestamp{}, pycompat.ValueError(fmt.Sprintf("Offset must be strictly between -timedelta(hours=24) and timedelta(hours=24), got %d", off))
+		}
+		ts.aware, ts.off = true, int64(off)
+	}
+	return ts, nil
+}
+
+// dateutilParse is pandas' dateutil_parse with the default 0001-01-01
+// (pandas/_libs/tslibs/parsing.pyx): dateutil's parser._parse, then the
+// fields over the default, with pandas' error texts.
+func dateutilParse(s string) (timestamp, error) {
+	f, ok := dateutil.ParseFields(s, nowFunc)
+	if !ok {
+		return timestamp{}, dateParseError("Unknown datetime string format, unable to parse: " + s)
+	}
+	if !f.HasDateOrTime() {
+		return timestamp{}, dateParseError("Unable to parse datetime string: " + s)
+	}
+	field := func(o dateutil.OptInt, def int) int {
+		if o.Valid {
+			return o.Value
+		}
+		return def
+	}
+	year, month, day := field(f.Year, 1), field(f.Month, 1), field(f.Day, 1)
+	hour, minute, sec, us := field(f.Hour, 0), field(f.Minute, 0), field(f.Second, 0), field(f.Microsecond, 0)
+	if year > 1<<31-1 || year < -(1<<31) {
+		return timestamp{}, &pycompat.Exception{Class: "OutOfBoundsDatetime", Msg: `Parsing "` + s + `" to datetime overflows`}
+	}
+	if err := dateutil.CheckDateTime(year, month, day, hour, minute, sec, us); err != nil {
+		return timestamp{}, dateParseError(err.Error() + ": " + s)
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, us*1000, time.UTC)
+	if f.Weekday.Valid && !f.Day.Valid {
+		// relativedelta(weekday=...): the next such day on or after.
+		cur := (int(t.Weekday()) + 6) % 7 // Monday = 0
+		t = t.AddDate(0, 0, (f.Weekday.Value-cur+7)%7)
+	}
+	return tsFromDateTime(dateutil.Aware(t, f))
+}
 
 func parseDatetimeString(s string) (timestamp, error) {
 	if !looksLikeDatetime(s) {
@@ -427,9 +476,15 @@ func parseDatetimeString(s string) (timestamp, error) {
 	}
 	if timePat(s) {
 		// dateutil.parser.parse with today's midnight as the default.
-		now := nowFunc()
-		def := civil{year: now.Year(), month: int(now.Month()), day: now.Day()}
-		return dateutilParse(s, def, true)
+		dt, err := dateutil.Parse(s, dateutil.Options{Now: nowFunc})
+		if pycompat.IsInstance(err, "OverflowError") {
+			// As the path below answers it (pandas' text).
+			return timestamp{}, &pycompat.Exception{Class: "OutOfBoundsDatetime", Msg: `Parsing "` + s + `" to datetime overflows`}
+		}
+		if err != nil {
+			return timestamp{}, err
+		}
+		return tsFromDateTime(dt)
 	}
 	if ts, ok, err := parseDelimitedDate(s); err != nil || ok {
 		return ts, err
@@ -437,7 +492,7 @@ func parseDatetimeString(s string) (timestamp, error) {
 	if ts, ok, err := parseDateAbbr(s); err != nil || ok {
 		return ts, err
 	}
-	return dateutilParse(s, civil{year: 1, month: 1, day: 1}, false)
+	return dateutilParse(s)
 }
 
 // looksLikeDatetime is pandas' _does_string_look_like_datetime.
@@ -572,33 +627,12 @@ func parseDelimitedDate(str string) (timestamp, bool, error) {
 		if month > 12 && canSwap {
 			day, month = month, day
 		}
-		if err := checkDate(year, month, day); err != nil {
+		if err := dateutil.CheckDate(year, month, day); err != nil {
 			return timestamp{}, false, err
 		}
 		return tsFromCivil(year, month, day, 0, 0, 0, 0), true, nil
 	}
 	return timestamp{}, false, dateParseError(fmt.Sprintf("Invalid date specified (%d/%d)", month, day))
-}
-
-// checkDate is datetime's argument check (its ValueError texts).
-func checkDate(year, month, day int) error {
-	if year < 1 || year > 9999 {
-		return pycompat.ValueError(fmt.Sprintf("year %d is out of range", year))
-	}
-	if month < 1 || month > 12 {
-		return pycompat.ValueError("month must be in 1..12")
-	}
-	if day < 1 || day > daysIn(year, month) {
-		return pycompat.ValueError("day is out of range for month")
-	}
-	return nil
-}
-
-func daysIn(year, month int) int {
-	if month == 2 && isLeap(year) {
-		return 29
-	}
-	return daysPerMonth[0][month-1]
 }
 
 var monthAbbrs = []string{"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"}
@@ -694,7 +728,7 @@ func parseQuarter(u string) (timestamp, bool, error) {
 		return timestamp{}, false, dateParseError("Incorrect quarterly string is given, quarter must be between 1 and 4: " + u)
 	}
 	month := (quarter-1)*3 + 1
-	if err := checkDate(year, month, 1); err != nil {
+	if err := dateutil.CheckDate(year, month, 1); err != nil {
 		return timestamp{}, false, nil // ValueError from replace: caught, fall through
 	}
 	return tsFromCivil(year, month, 1, 0, 0, 0, 0), true, nil

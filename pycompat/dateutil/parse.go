@@ -1,4 +1,4 @@
-package workplace
+package dateutil
 
 import (
 	"fmt"
@@ -7,16 +7,13 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/gymkit/gymkit/pycompat"
 	"github.com/gymkit/gymkit/pycompat/pystr"
 	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
-// A port of dateutil 2.9's parser (parser._timelex, parserinfo, _ymd,
-// parser._parse) as pandas' dateutil_parse calls it: dayfirst and yearfirst
-// false, fuzzy false, and the default date given by the caller.
-
-type civil struct{ year, month, day int }
+// This file is a port of dateutil 2.9's dateutil/parser/_parser.py
+// (_timelex, parserinfo, _ymd, parser._parse) with dayfirst and yearfirst
+// false and fuzzy false; dateutil.go builds the datetime.
 
 // timelexSplit is _timelex.split.
 func timelexSplit(s string) []string {
@@ -275,7 +272,7 @@ func (y *ymd) couldBeDay(v *big.Rat) bool {
 		if y.ystridx >= 0 {
 			year = y.vals[y.ystridx]
 		}
-		maxDay = daysIn(year, month)
+		maxDay = DaysIn(year, month)
 	}
 	return v.Cmp(big.NewRat(1, 1)) >= 0 && v.Cmp(big.NewRat(int64(maxDay), 1)) <= 0
 }
@@ -448,7 +445,7 @@ func isFloatToken(s string) bool {
 }
 
 // duParse is parser._parse; ok is false where it returns (None, None).
-func duParse(s string) (duResult, bool) {
+func duParse(s string, now func() time.Time) (duResult, bool) {
 	var res duResult
 	l := timelexSplit(s)
 	y := newYMD()
@@ -489,7 +486,7 @@ func duParse(s string) (duResult, bool) {
 						if err != nil || !v.IsInt64() {
 							return res, false
 						}
-						yr := convertYear(int(v.Int64()), false)
+						yr := convertYear(int(v.Int64()), false, now)
 						if y.appendStr(fmt.Sprint(yr), 'Y') != nil {
 							return res, false
 						}
@@ -572,7 +569,7 @@ func duParse(s string) (duResult, bool) {
 		if res.year.v < 0 {
 			return res, false
 		}
-		res.year.v = convertYear(res.year.v, res.centurySpecified)
+		res.year.v = convertYear(res.year.v, res.centurySpecified, now)
 	}
 	if (res.tzoffset.ok && res.tzoffset.v == 0 && !res.hasTzname) || (res.hasTzname && (res.tzname == "Z" || res.tzname == "z")) {
 		res.tzname, res.hasTzname = "UTC", true
@@ -640,14 +637,14 @@ func tzoffsetOf(name string) optInt {
 
 // convertYear is parserinfo.convertyear: two-digit years within 50 years of
 // the current one.
-func convertYear(year int, centurySpecified bool) int {
+func convertYear(year int, centurySpecified bool, now func() time.Time) int {
 	if year < 100 && !centurySpecified {
-		now := nowFunc().Year()
-		century := now / 100 * 100
+		thisYear := now().Year()
+		century := thisYear / 100 * 100
 		year += century
-		if year >= now+50 {
+		if year >= thisYear+50 {
 			year -= 100
-		} else if year < now-50 {
+		} else if year < thisYear-50 {
 			year += 100
 		}
 	}
@@ -895,98 +892,4 @@ func duNumericToken(l []string, idx int, y *ymd, res *duResult) (int, bool) {
 		return idx, false
 	}
 	return idx, true
-}
-
-// dateutilParse builds the timestamp as pandas' dateutil_parse (public
-// reports the wall-clock path through dateutil.parser.parse, whose errors
-// read differently).
-func dateutilParse(s string, def civil, public bool) (timestamp, error) {
-	res, ok := duParse(s)
-	if !ok {
-		if public {
-			return timestamp{}, pycompat.ValueError("Unknown string format: " + s)
-		}
-		return timestamp{}, dateParseError("Unknown datetime string format, unable to parse: " + s)
-	}
-	any := res.year.ok || res.month.ok || res.day.ok || res.hour.ok || res.minute.ok || res.second.ok || res.microsecond.ok
-	if !any {
-		if public {
-			if !res.weekday.ok && !res.ampm.ok && !res.hasTzname && !res.tzoffset.ok {
-				return timestamp{}, pycompat.ValueError("String does not contain a date: " + s)
-			}
-		} else {
-			return timestamp{}, dateParseError("Unable to parse datetime string: " + s)
-		}
-	}
-	year, month, day := def.year, def.month, def.day
-	if res.year.ok {
-		year = res.year.v
-	}
-	if res.month.ok {
-		month = res.month.v
-	}
-	if res.day.ok {
-		day = res.day.v
-	} else if public && month >= 1 && month <= 12 && year >= 1 && year <= 9999 && day > daysIn(year, month) {
-		day = daysIn(year, month)
-	}
-	hour, minute, sec, us := 0, 0, 0, 0
-	if res.hour.ok {
-		hour = res.hour.v
-	}
-	if res.minute.ok {
-		minute = res.minute.v
-	}
-	if res.second.ok {
-		sec = res.second.v
-	}
-	if res.microsecond.ok {
-		us = res.microsecond.v
-	}
-	if year > 1<<31-1 || year < -(1<<31) {
-		return timestamp{}, pycompat.ValueError(`Parsing "` + s + `" to datetime overflows`)
-	}
-	if err := checkDateTime(year, month, day, hour, minute, sec, us); err != nil {
-		if public {
-			return timestamp{}, pycompat.ValueError(err.Error() + ": " + s)
-		}
-		return timestamp{}, dateParseError(err.Error() + ": " + s)
-	}
-	ts := tsFromCivil(year, month, day, hour, minute, sec, int64(us)*1000)
-	if res.weekday.ok && !res.day.ok {
-		// relativedelta(weekday=...): the next such day on or after.
-		t := time.Unix(ts.sec, 0).UTC()
-		cur := (int(t.Weekday()) + 6) % 7 // Monday = 0
-		ts.sec += int64((res.weekday.v-cur+7)%7) * 86400
-	}
-	switch {
-	case res.hasTzname && (res.tzname == "UTC" || res.tzname == "GMT"):
-		ts.aware, ts.off = true, 0
-	case res.tzoffset.ok && res.tzoffset.v == 0:
-		ts.aware, ts.off = true, 0
-	case res.tzoffset.ok:
-		if res.tzoffset.v <= -86400 || res.tzoffset.v >= 86400 {
-			return timestamp{}, pycompat.ValueError(fmt.Sprintf("Offset must be strictly between -timedelta(hours=24) and timedelta(hours=24), got %d", res.tzoffset.v))
-		}
-		ts.aware, ts.off = true, int64(res.tzoffset.v)
-	}
-	return ts, nil
-}
-
-// checkDateTime is datetime.replace's validation, in its order.
-func checkDateTime(year, month, day, hour, minute, sec, us int) error {
-	if err := checkDate(year, month, day); err != nil {
-		return err
-	}
-	switch {
-	case hour < 0 || hour > 23:
-		return pycompat.ValueError("hour must be in 0..23")
-	case minute < 0 || minute > 59:
-		return pycompat.ValueError("minute must be in 0..59")
-	case sec < 0 || sec > 59:
-		return pycompat.ValueError("second must be in 0..59")
-	case us < 0 || us > 999999:
-		return pycompat.ValueError("microsecond must be in 0..999999")
-	}
-	return nil
 }

@@ -1,11 +1,15 @@
 package workplace
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gymkit/gymkit/pycompat/pandas"
+)
 
 func strTable(ids ...string) *table {
-	t := &table{cols: []string{"id"}}
+	t := pandas.NewTable("id")
 	for i, s := range ids {
-		t.appendRow([]value{vStr(s)}, i)
+		t.Append([]value{vStr(s)}, i)
 	}
 	return t
 }
@@ -28,7 +32,7 @@ func TestNextID(t *testing.T) {
 		{nil, true, "", "cannot convert float NaN to integer"},
 	}
 	for _, c := range cases {
-		got, err := nextID(strTable(c.ids...).column(0), c.pad)
+		got, err := nextID(strTable(c.ids...).Column(0), c.pad)
 		if c.err != "" {
 			if err == nil || err.Error() != c.err {
 				t.Errorf("nextID(%q): %q, %v; want error %q", c.ids, got, err, c.err)
@@ -42,8 +46,8 @@ func TestNextID(t *testing.T) {
 	// A non-string id that is not the max fails the comparison, as numpy's
 	// reduction does.
 	tbl := strTable("00000001")
-	tbl.appendRow([]value{vInt(5)}, 1)
-	if _, err := nextID(tbl.column(0), true); err == nil || err.Error() != "'>=' not supported between instances of 'str' and 'int'" {
+	tbl.Append([]value{vInt(5)}, 1)
+	if _, err := nextID(tbl.Column(0), true); err == nil || err.Error() != "'>=' not supported between instances of 'str' and 'int'" {
 		t.Errorf("mixed ids: %v", err)
 	}
 }

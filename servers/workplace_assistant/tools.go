@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"slices"
 	"strings"
 
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/pycompat"
-	"github.com/gymkit/gymkit/pycompat/pyre"
+	"github.com/gymkit/gymkit/pycompat/pandas"
 	"github.com/gymkit/gymkit/pycompat/pystr"
 	"github.com/gymkit/gymkit/pycompat/pyval"
 )
@@ -113,170 +112,9 @@ func (w *world) callBefore(ctx context.Context, name string, body []framework.Me
 	return out, wrote, err
 }
 
-// --- pandas column helpers ---
-
-// checkStrAccessor is the validation of Series.str: a column whose non-missing
-// values are all numbers, or all bools, has no .str accessor.
-func checkStrAccessor(k col) error {
-	nums, bools, other := 0, 0, 0
-	for i := range k.len() {
-		v := k.at(i)
-		switch {
-		case isMissing(v):
-		case v.Kind == framework.KindNumber:
-			nums++
-		case v.Kind == framework.KindBool:
-			bools++
-		default:
-			other++
-		}
-	}
-	if other == 0 && (nums > 0) != (bools > 0) {
-		return pycompat.AttributeError("Can only use .str accessor with string values!")
-	}
-	return nil
-}
-
-// na is a three-valued mask entry.
-type na uint8
-
-const (
-	naFalse na = iota
-	naTrue
-	naMissing
-)
-
-// strContains is Series.str.contains(pattern, case=False): a regex search per
-// cell; missing and non-string cells give NA.
-func strContains(k col, pattern value) ([]na, error) {
-	if err := checkStrAccessor(k); err != nil {
-		return nil, err
-	}
-	if !isStr(pattern) {
-		return nil, pycompat.TypeError("first argument must be string or compiled pattern")
-	}
-	re, err := pyre.Compile(pattern.Str, pyre.IgnoreCase)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]na, k.len())
-	for i := range out {
-		v := k.at(i)
-		if !isStr(v) {
-			out[i] = naMissing
-			continue
-		}
-		ok, err := re.MatchString(v.Str)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out[i] = naTrue
-		}
-	}
-	return out, nil
-}
-
-// boolMask turns a contains result into a boolean indexer, as df[mask] needs:
-// any NA raises.
-func boolMask(m []na) ([]bool, error) {
-	out := make([]bool, len(m))
-	for i, x := range m {
-		if x == naMissing {
-			return nil, pycompat.ValueError("Cannot mask with non-boolean array containing NA / NaN values")
-		}
-		out[i] = x == naTrue
-	}
-	return out, nil
-}
-
-// eqMask is Series == v (object dtype): Python == per cell; a list must have
-// the column's length.
-func eqMask(k col, v value) ([]bool, error) {
-	out := make([]bool, k.len())
-	if v.Kind == framework.KindArray {
-		if len(v.Items) != k.len() {
-			return nil, pycompat.ValueError(fmt.Sprintf("('Lengths must match to compare', (%d,), (%d,))", k.len(), len(v.Items)))
-		}
-		for i := range out {
-			out[i] = pyval.Equal(k.at(i), v.Items[i])
-		}
-		return out, nil
-	}
-	for i := range out {
-		out[i] = pyval.Equal(k.at(i), v)
-	}
-	return out, nil
-}
-
-// inValues is `v in series.values` (numpy: (arr == v).any()).
-func inValues(k col, v value) bool {
-	if v.Kind == framework.KindArray || v.Kind == framework.KindObject {
-		return false
-	}
-	for i := range k.len() {
-		if pyval.Equal(k.at(i), v) {
-			return true
-		}
-	}
-	return false
-}
-
-// cmpMask is Series <op> bound for object dtype (pandas' scalar_compare):
-// missing cells give False; an incomparable pair raises TypeError.
-func cmpMask(k col, op string, bound value) ([]bool, error) {
-	if bound.Kind == framework.KindArray && len(bound.Items) != k.len() {
-		return nil, pycompat.ValueError(fmt.Sprintf("('Lengths must match to compare', (%d,), (%d,))", k.len(), len(bound.Items)))
-	}
-	out := make([]bool, k.len())
-	for i := range out {
-		c := k.at(i)
-		if isMissing(c) {
-			continue
-		}
-		b := bound
-		if bound.Kind == framework.KindArray {
-			b = bound.Items[i]
-		}
-		ok, err := pyval.Compare(c, op, b)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = ok
-	}
-	return out, nil
-}
-
-// objectMax is Series.max() of an object column (numpy's maximum.reduce with
-// `>=`, missing cells replaced by -inf); ok is false for an empty column
-// (NaN).
-func objectMax(k col) (value, bool, error) {
-	if k.len() == 0 {
-		return value{}, false, nil
-	}
-	fill := func(v value) value {
-		if isMissing(v) {
-			return pyval.FloatValue(math.Inf(-1))
-		}
-		return v
-	}
-	acc := fill(k.at(0))
-	for i := 1; i < k.len(); i++ {
-		v := fill(k.at(i))
-		ge, err := pyval.Compare(acc, ">=", v)
-		if err != nil {
-			return value{}, false, err
-		}
-		if !ge {
-			acc = v
-		}
-	}
-	return acc, true, nil
-}
-
 // nextID is str(int(column.max()) + 1), zero-padded to 8 when pad is set.
-func nextID(k col, pad bool) (string, error) {
-	mx, ok, err := objectMax(k)
+func nextID(k pandas.Series, pad bool) (string, error) {
+	mx, ok, err := k.Max()
 	if err != nil {
 		return "", err
 	}
@@ -294,21 +132,6 @@ func nextID(k col, pad bool) (string, error) {
 	return s, nil
 }
 
-// lowerColumn is Series.str.lower(): missing and non-string cells become
-// missing.
-func lowerColumn(k col) ([]value, error) {
-	if err := checkStrAccessor(k); err != nil {
-		return nil, err
-	}
-	out := make([]value, k.len())
-	for i := range out {
-		if v := k.at(i); isStr(v) {
-			out[i] = vStr(pystr.Lower(v.Str))
-		}
-	}
-	return out, nil
-}
-
 // rowsWhere returns the indexes of rows (among idx) for which keep is true.
 func rowsWhere(idx []int, keep []bool) []int {
 	var out []int
@@ -321,7 +144,7 @@ func rowsWhere(idx []int, keep []bool) []int {
 }
 
 func allRows(t *table) []int {
-	idx := make([]int, len(t.rows))
+	idx := make([]int, t.Len())
 	for i := range idx {
 		idx[i] = i
 	}
@@ -331,7 +154,7 @@ func allRows(t *table) []int {
 func records(t *table, idx []int) value {
 	items := make([]value, len(idx))
 	for k, i := range idx {
-		items[k] = t.record(i)
+		items[k] = record(t, i)
 	}
 	return vList(items)
 }

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/gymkit/gymkit/pycompat"
+	"github.com/gymkit/gymkit/pycompat/pandas"
 	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
@@ -49,10 +50,10 @@ func getEventInformation(w *world, a args) (value, error) {
 		return vStr("Invalid field. Available fields are: " + joinNames(eventGetFields)), nil
 	}
 	t := w.get(tCalendar)
-	for _, r := range t.rows {
+	for _, r := range t.Rows() {
 		if pyval.Equal(r[cID], id) {
 			var o object
-			o.add(field.Str, outValue(r[t.col(field.Str)]))
+			o.add(field.Str, outValue(r[t.Col(field.Str)]))
 			return o.value(), nil
 		}
 	}
@@ -61,8 +62,8 @@ func getEventInformation(w *world, a args) (value, error) {
 
 // parseBound parses a time bound; ok is false when pandas raised ValueError
 // (the tool's own message), other exceptions propagate.
-func parseBound(v value) (timestamp, bool, error) {
-	ts, err := parseTimestamp(v)
+func parseBound(v value) (pandas.Timestamp, bool, error) {
+	ts, err := pandas.ToTimestamp(v)
 	if err != nil {
 		if pycompat.IsInstance(err, "ValueError") {
 			return ts, false, nil
@@ -76,7 +77,7 @@ func searchEvents(w *world, a args) (value, error) {
 	query := a.get("query", vStr(""))
 	timeMin, timeMax := a.get("time_min", vNone()), a.get("time_max", vNone())
 	page, pageSize := a.get("page", vInt(1)), a.get("page_size", vInt(5))
-	var tmin, tmax timestamp
+	var tmin, tmax pandas.Timestamp
 	if pyval.Truthy(timeMin) {
 		ts, ok, err := parseBound(timeMin)
 		if err != nil {
@@ -98,28 +99,28 @@ func searchEvents(w *world, a args) (value, error) {
 		tmax = ts
 	}
 	t := w.get(tCalendar)
-	byName, err := strContains(t.column(cName), query)
+	byName, err := t.Column(cName).StrContains(query, false)
 	if err != nil {
 		return value{}, err
 	}
-	byEmail, err := strContains(t.column(cEmail), query)
+	byEmail, err := t.Column(cEmail).StrContains(query, false)
 	if err != nil {
 		return value{}, err
 	}
 	var events []int
-	for i := range t.rows {
-		if byName[i] == naTrue || byEmail[i] == naTrue { // na=False
+	for i := range t.Rows() {
+		if byName[i] == pandas.True || byEmail[i] == pandas.True { // na=False
 			events = append(events, i)
 		}
 	}
-	filter := func(bound timestamp, cmp func(a, b timestamp) (bool, error)) error {
+	filter := func(bound pandas.Timestamp, op string) error {
 		var out []int
 		for _, i := range events {
-			ts, err := parseTimestamp(t.rows[i][cStart])
+			ts, err := pandas.ToTimestamp(t.At(i, cStart))
 			if err != nil {
 				return err
 			}
-			ok, err := cmp(ts, bound)
+			ok, err := ts.Compare(op, bound)
 			if err != nil {
 				return err
 			}
@@ -131,12 +132,12 @@ func searchEvents(w *world, a args) (value, error) {
 		return nil
 	}
 	if pyval.Truthy(timeMin) {
-		if err := filter(tmin, tsGE); err != nil {
+		if err := filter(tmin, ">="); err != nil {
 			return value{}, err
 		}
 	}
 	if pyval.Truthy(timeMax) {
-		if err := filter(tmax, tsLE); err != nil {
+		if err := filter(tmax, "<="); err != nil {
 			return value{}, err
 		}
 	}
@@ -144,9 +145,9 @@ func searchEvents(w *world, a args) (value, error) {
 		return vStr("No events found."), nil
 	}
 	// events.sort(key=Timestamp(event_start), reverse=True): stable.
-	keys := make([]timestamp, len(events))
+	keys := make([]pandas.Timestamp, len(events))
 	for k, i := range events {
-		ts, err := parseTimestamp(t.rows[i][cStart])
+		ts, err := pandas.ToTimestamp(t.At(i, cStart))
 		if err != nil {
 			return value{}, err
 		}
@@ -155,8 +156,8 @@ func searchEvents(w *world, a args) (value, error) {
 	if len(keys) > 1 {
 		naive, aware := false, false
 		for _, k := range keys {
-			if !k.nat {
-				naive, aware = naive || !k.aware, aware || k.aware
+			if !k.IsNaT() {
+				naive, aware = naive || !k.Aware(), aware || k.Aware()
 			}
 		}
 		if naive && aware {
@@ -168,7 +169,7 @@ func searchEvents(w *world, a args) (value, error) {
 		perm[i] = i
 	}
 	sort.SliceStable(perm, func(x, y int) bool {
-		c, ok, _ := cmpTS(keys[perm[y]], keys[perm[x]])
+		c, ok, _ := keys[perm[y]].Cmp(keys[perm[x]])
 		return ok && c < 0
 	})
 	sorted := make([]int, len(events))
@@ -229,12 +230,12 @@ func createEvent(w *world, a args) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	id, err := nextID(w.get(tCalendar).column(cID), true)
+	id, err := nextID(w.get(tCalendar).Column(cID), true)
 	if err != nil {
 		return value{}, err
 	}
 	// pd.concat without ignore_index: the new row's label is 0.
-	w.mut(tCalendar).appendRow([]value{vStr(id), name, low, start, duration}, 0)
+	w.mut(tCalendar).Append([]value{vStr(id), name, low, start, duration}, 0)
 	return vStr(id), nil
 }
 
@@ -246,11 +247,11 @@ func deleteEvent(w *world, a args) (value, error) {
 	case !validEventID(id):
 		return vStr(invalidEventID), nil
 	}
-	if !inValues(w.get(tCalendar).column(cID), id) {
+	if !w.get(tCalendar).Column(cID).Contains(id) {
 		return vStr("Event not found."), nil
 	}
 	t := w.mut(tCalendar)
-	t.keep(func(i int) bool { return !pyval.Equal(t.rows[i][cID], id) })
+	t.Keep(func(i int) bool { return !pyval.Equal(t.At(i, cID), id) })
 	return vStr("Event deleted successfully."), nil
 }
 
@@ -278,7 +279,7 @@ func updateEvent(w *world, a args) (value, error) {
 			return vStr(msg), nil
 		}
 	}
-	if !inValues(w.get(tCalendar).column(cID), id) {
+	if !w.get(tCalendar).Column(cID).Contains(id) {
 		return vStr("Event not found."), nil
 	}
 	if field.Str == "participant_email" {
@@ -288,10 +289,10 @@ func updateEvent(w *world, a args) (value, error) {
 		}
 	}
 	t := w.mut(tCalendar)
-	c := t.col(field.Str)
-	for i := range t.rows {
-		if pyval.Equal(t.rows[i][cID], id) {
-			t.set(i, c, nv)
+	c := t.Col(field.Str)
+	for i := range t.Rows() {
+		if pyval.Equal(t.At(i, cID), id) {
+			t.Set(i, c, nv)
 		}
 	}
 	return vStr("Event updated successfully."), nil
@@ -305,7 +306,7 @@ func getVisitorInformation(w *world, a args) (value, error) {
 		return vStr("Visitor ID not provided."), nil
 	}
 	t := w.analytics()
-	m, err := eqMask(t.column(aVisitor), id)
+	m, err := t.Column(aVisitor).Eq(id)
 	if err != nil {
 		return value{}, err
 	}
@@ -331,7 +332,7 @@ func createPlot(w *world, a args) (value, error) {
 	}
 	path := "plots/" + pyval.Str(tmin) + "_" + pyval.Str(tmax) + "_" + what.Str + "_" + kind.Str + ".png"
 	t := w.mut(tPlots)
-	t.appendRow([]value{vStr(path)}, len(t.rows)) // .loc[len(df)] = [...]
+	t.Append([]value{vStr(path)}, t.Len()) // .loc[len(df)] = [...]
 	return vStr(path), nil
 }
 
@@ -339,14 +340,14 @@ func createPlot(w *world, a args) (value, error) {
 func visitsInRange(t *table, tmin, tmax value) ([]int, error) {
 	idx := allRows(t)
 	if pyval.Truthy(tmin) {
-		m, err := cmpMask(columnAt(t, idx, aDate), ">=", tmin)
+		m, err := t.ColumnAt(aDate, idx).Compare(">=", tmin)
 		if err != nil {
 			return nil, err
 		}
 		idx = rowsWhere(idx, m)
 	}
 	if pyval.Truthy(tmax) {
-		m, err := cmpMask(columnAt(t, idx, aDate), "<=", tmax)
+		m, err := t.ColumnAt(aDate, idx).Compare("<=", tmax)
 		if err != nil {
 			return nil, err
 		}
@@ -365,7 +366,7 @@ func groupByDate(t *table, idx []int, f func(i int) float64, asFloat bool, mean 
 	groups := map[string]*agg{}
 	var keys []string
 	for _, i := range idx {
-		k := pyval.Str(t.rows[i][aDate])
+		k := pyval.Str(t.At(i, aDate))
 		g, ok := groups[k]
 		if !ok {
 			g = &agg{}
@@ -410,7 +411,7 @@ func engagedUsersCount(w *world, a args) (value, error) {
 		return value{}, err
 	}
 	return groupByDate(t, idx, func(i int) float64 {
-		if pyval.Truthy(t.rows[i][aEngaged]) {
+		if pyval.Truthy(t.At(i, aEngaged)) {
 			return 1
 		}
 		return 0
@@ -427,7 +428,7 @@ func trafficSourceCount(w *world, a args) (value, error) {
 	if !pyval.Truthy(source) {
 		return groupByDate(t, idx, func(int) float64 { return 1 }, false, false), nil
 	}
-	m, err := eqMask(columnAt(t, idx, aSource), source)
+	m, err := t.ColumnAt(aSource, idx).Eq(source)
 	if err != nil {
 		return value{}, err
 	}
@@ -457,7 +458,7 @@ func averageSessionDuration(w *world, a args) (value, error) {
 		t = w.analytics()
 	}
 	return groupByDate(t, idx, func(i int) float64 {
-		f, _ := cellFloat(t.rows[i][aDuration])
+		f, _ := cellFloat(t.At(i, aDuration))
 		return f
 	}, true, true), nil
 }

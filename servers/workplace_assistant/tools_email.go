@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/pycompat/pandas"
 	"github.com/gymkit/gymkit/pycompat/pystr"
 	"github.com/gymkit/gymkit/pycompat/pyval"
 )
@@ -38,18 +39,18 @@ func findEmailAddress(w *world, a args) (value, error) {
 		return value{}, err
 	}
 	dir := w.data.directory
-	m, err := strContains(dir.column(0), low)
+	m, err := dir.Column(0).StrContains(low, false)
 	if err != nil {
 		return value{}, err
 	}
-	keep, err := boolMask(m)
+	keep, err := pandas.Mask(m)
 	if err != nil {
 		return value{}, err
 	}
 	out := []value{}
 	for i, k := range keep {
 		if k {
-			out = append(out, dir.rows[i][0])
+			out = append(out, dir.At(i, 0))
 		}
 	}
 	return vList(out), nil
@@ -74,7 +75,7 @@ func getEmailInformation(w *world, a args) (value, error) {
 	}
 	v, err := func() (value, error) {
 		t := w.get(tEmails)
-		m, err := eqMask(t.column(eID), id)
+		m, err := t.Column(eID).Eq(id)
 		if err != nil {
 			return value{}, err
 		}
@@ -86,9 +87,9 @@ func getEmailInformation(w *world, a args) (value, error) {
 				return value{}, err
 			}
 			if isStr(field) {
-				if c := t.col(field.Str); c >= 0 {
+				if c := t.Col(field.Str); c >= 0 {
 					var o object
-					o.add(field.Str, outValue(t.rows[i][c]))
+					o.add(field.Str, outValue(t.At(i, c)))
 					return o.value(), nil
 				}
 			}
@@ -121,7 +122,7 @@ func searchEmailsInner(w *world, a args) (value, error) {
 	words := pystr.Split(q.Str)
 	t := w.get(tEmails)
 	var matched []int
-	for i, r := range t.rows {
+	for i, r := range t.Rows() {
 		combined, ok := w.data.searchText[&r[0]]
 		if !ok {
 			combined = emailSearchText(r)
@@ -138,17 +139,17 @@ func searchEmailsInner(w *world, a args) (value, error) {
 		}
 	}
 	// pd.to_datetime of the matches, then sort_values(ascending=False).
-	keys := make([]timestamp, len(matched))
+	keys := make([]pandas.Timestamp, len(matched))
 	for k, i := range matched {
-		ts, err := parseTimestamp(t.rows[i][eSent])
+		ts, err := pandas.ToTimestamp(t.At(i, eSent))
 		if err != nil {
 			return value{}, err
 		}
 		keys[k] = ts
 	}
 	var sortErr error
-	order := sortDescendingNumpy(len(matched), func(i, j int) bool {
-		c, ok, err := cmpTS(keys[i], keys[j])
+	order := pandas.SortDescending(len(matched), func(i, j int) bool {
+		c, ok, err := keys[i].Cmp(keys[j])
 		if err != nil && sortErr == nil {
 			sortErr = err
 		}
@@ -164,16 +165,16 @@ func searchEmailsInner(w *world, a args) (value, error) {
 	filter := func(bound value, keep func(e, b int64) bool) error {
 		var out []int
 		for _, i := range emails {
-			ets, err := parseTimestamp(t.rows[i][eSent])
+			ets, err := pandas.ToTimestamp(t.At(i, eSent))
 			if err != nil {
 				return err
 			}
-			bts, err := parseTimestamp(bound)
+			bts, err := pandas.ToTimestamp(bound)
 			if err != nil {
 				return err
 			}
-			ed, ok1 := ets.date()
-			bd, ok2 := bts.date()
+			ed, ok1 := ets.Day()
+			bd, ok2 := bts.Day()
 			if ok1 && ok2 && keep(ed, bd) {
 				out = append(out, i)
 			}
@@ -234,14 +235,14 @@ func sendEmail(w *world, a args) (value, error) {
 		}
 		t := w.get(tEmails)
 		id := "1"
-		if len(t.rows) > 0 {
-			if id, err = nextID(t.column(eID), false); err != nil {
+		if t.Len() > 0 {
+			if id, err = nextID(t.Column(eID), false); err != nil {
 				return value{}, err
 			}
 		}
 		t = w.mut(tEmails)
-		t.appendRow([]value{vStr(id), vStr("outbox"), low, s, vStr(nowDatetime), b}, 0)
-		t.renumber()
+		t.Append([]value{vStr(id), vStr("outbox"), low, s, vStr(nowDatetime), b}, 0)
+		t.ResetIndex()
 		return vStr("Email sent successfully."), nil
 	}()
 	return wrapped("Error sending email: ", v, err)
@@ -253,17 +254,17 @@ func deleteEmail(w *world, a args) (value, error) {
 		return vStr("Email ID not provided."), nil
 	}
 	t := w.get(tEmails)
-	if !inValues(t.column(eID), id) {
+	if !t.Column(eID).Contains(id) {
 		return vStr("Email not found."), nil
 	}
 	t = w.mut(tEmails)
-	t.keep(func(i int) bool { return !pyval.Equal(t.rows[i][eID], id) })
+	t.Keep(func(i int) bool { return !pyval.Equal(t.At(i, eID), id) })
 	return vStr("Email deleted successfully."), nil
 }
 
 // firstEmail returns the first row whose id equals id.
 func firstEmail(t *table, id value) (int, bool) {
-	for i, r := range t.rows {
+	for i, r := range t.Rows() {
 		if pyval.Equal(r[eID], id) {
 			return i, true
 		}
@@ -285,7 +286,7 @@ func forwardEmail(w *world, a args) (value, error) {
 	}
 	v, err := func() (value, error) {
 		t := w.get(tEmails)
-		if !inValues(t.column(eID), id) {
+		if !t.Column(eID).Contains(id) {
 			return vStr("Email not found."), nil
 		}
 		low, err := lowerValue(r)
@@ -293,7 +294,7 @@ func forwardEmail(w *world, a args) (value, error) {
 			return value{}, err
 		}
 		i, _ := firstEmail(t, id)
-		subject, body := t.rows[i][eSubject], t.rows[i][eBody]
+		subject, body := t.At(i, eSubject), t.At(i, eBody)
 		res, err := sendEmail(w, args{"recipient": low, "subject": vStr("FW: " + pyval.Str(subject)), "body": body})
 		if err != nil {
 			return value{}, err
@@ -318,11 +319,11 @@ func replyEmail(w *world, a args) (value, error) {
 	}
 	v, err := func() (value, error) {
 		t := w.get(tEmails)
-		if !inValues(t.column(eID), id) {
+		if !t.Column(eID).Contains(id) {
 			return vStr("Email not found."), nil
 		}
 		i, _ := firstEmail(t, id)
-		to, subject := t.rows[i][eAddr], t.rows[i][eSubject]
+		to, subject := t.At(i, eAddr), t.At(i, eSubject)
 		res, err := sendEmail(w, args{"recipient": to, "subject": vStr("RE: " + pyval.Str(subject)), "body": body})
 		if err != nil {
 			return value{}, err

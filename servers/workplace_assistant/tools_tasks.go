@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/gymkit/gymkit/pycompat"
+	"github.com/gymkit/gymkit/pycompat/pandas"
 	"github.com/gymkit/gymkit/pycompat/pystr"
 	"github.com/gymkit/gymkit/pycompat/pyval"
 )
@@ -54,7 +55,7 @@ func getTaskInformation(w *world, a args) (value, error) {
 		return vStr("Field not provided."), nil
 	}
 	t := w.get(tTasks)
-	for _, r := range t.rows {
+	for _, r := range t.Rows() {
 		if !pyval.Equal(r[tkID], id) {
 			continue
 		}
@@ -62,7 +63,7 @@ func getTaskInformation(w *world, a args) (value, error) {
 			return value{}, err
 		}
 		if isStr(field) {
-			if c := t.col(field.Str); c >= 0 {
+			if c := t.Col(field.Str); c >= 0 {
 				var o object
 				o.add(field.Str, outValue(r[c]))
 				return o.value(), nil
@@ -76,11 +77,11 @@ func getTaskInformation(w *world, a args) (value, error) {
 // containsFilter narrows idx to the rows whose column c contains pattern
 // (df[df[col].str.contains(pattern, case=False)]).
 func containsFilter(t *table, idx []int, c int, pattern value) ([]int, error) {
-	m, err := strContains(columnAt(t, idx, c), pattern)
+	m, err := t.ColumnAt(c, idx).StrContains(pattern, false)
 	if err != nil {
 		return nil, err
 	}
-	keep, err := boolMask(m)
+	keep, err := pandas.Mask(m)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +111,7 @@ func searchTasks(w *world, a args) (value, error) {
 		}
 	}
 	if pyval.Truthy(email) {
-		low, err := lowerColumn(columnAt(t, idx, tkEmail))
+		low, err := t.ColumnAt(tkEmail, idx).StrLower()
 		if err != nil {
 			return value{}, err
 		}
@@ -136,12 +137,12 @@ func searchTasks(w *world, a args) (value, error) {
 
 // isAssignee is `email in tasks["assigned_to_email"].str.lower().values`.
 func isAssignee(t *table, email value) (bool, error) {
-	k := t.column(tkEmail)
-	if err := checkStrAccessor(k); err != nil {
+	k := t.Column(tkEmail)
+	if err := k.CheckStr(); err != nil {
 		return false, err
 	}
-	for i := range k.len() {
-		if v := k.at(i); isStr(v) && pyval.Equal(vStr(pystr.Lower(v.Str)), email) {
+	for i := range k.Len() {
+		if v := k.At(i); isStr(v) && pyval.Equal(vStr(pystr.Lower(v.Str)), email) {
 			return true, nil
 		}
 	}
@@ -170,13 +171,13 @@ func createTask(w *world, a args) (value, error) {
 	if !inList(board, taskBoards...) {
 		return vStr(msgBoard), nil
 	}
-	id, err := nextID(t.column(tkID), true)
+	id, err := nextID(t.Column(tkID), true)
 	if err != nil {
 		return value{}, err
 	}
 	t = w.mut(tTasks)
-	t.appendRow([]value{vStr(id), name, low, list, due, board}, 0)
-	t.renumber()
+	t.Append([]value{vStr(id), name, low, list, due, board}, 0)
+	t.ResetIndex()
 	return vStr(id), nil
 }
 
@@ -185,11 +186,11 @@ func deleteTask(w *world, a args) (value, error) {
 	if !pyval.Truthy(id) {
 		return vStr("Task ID not provided."), nil
 	}
-	if !inValues(w.get(tTasks).column(tkID), id) {
+	if !w.get(tTasks).Column(tkID).Contains(id) {
 		return vStr("Task not found."), nil
 	}
 	t := w.mut(tTasks)
-	t.keep(func(i int) bool { return !pyval.Equal(t.rows[i][tkID], id) })
+	t.Keep(func(i int) bool { return !pyval.Equal(t.At(i, tkID), id) })
 	return vStr("Task deleted successfully."), nil
 }
 
@@ -202,20 +203,20 @@ func setWhere(w *world, tab, idCol int, id value, field value, nv value) (bool, 
 	if !isStr(field) {
 		return false, nil
 	}
-	c := w.get(tab).col(field.Str)
+	c := w.get(tab).Col(field.Str)
 	if c < 0 {
 		return false, nil
 	}
 	t := w.mut(tab)
 	// The mask is computed before the assignment (updating the id column
 	// itself included).
-	m := make([]bool, len(t.rows))
-	for i := range t.rows {
-		m[i] = pyval.Equal(t.rows[i][idCol], id)
+	m := make([]bool, t.Len())
+	for i := range t.Rows() {
+		m[i] = pyval.Equal(t.At(i, idCol), id)
 	}
 	for i, ok := range m {
 		if ok {
-			t.set(i, c, nv)
+			t.Set(i, c, nv)
 		}
 	}
 	return true, nil
@@ -245,7 +246,7 @@ func updateTask(w *world, a args) (value, error) {
 			return vStr(msgAssignee), nil
 		}
 	}
-	if !inValues(w.get(tTasks).column(tkID), id) {
+	if !w.get(tTasks).Column(tkID).Contains(id) {
 		return vStr("Task not found."), nil
 	}
 	ok, err := setWhere(w, tTasks, tkID, id, field, nv)
@@ -298,7 +299,7 @@ func searchCustomers(w *world, a args) (value, error) {
 	}
 	for _, f := range cmpFilters {
 		if v := a.get(f.name, vNone()); pyval.Truthy(v) {
-			m, err := cmpMask(columnAt(t, idx, f.col), f.op, v)
+			m, err := t.ColumnAt(f.col, idx).Compare(f.op, v)
 			if err != nil {
 				return value{}, err
 			}
@@ -337,7 +338,7 @@ func updateCustomer(w *world, a args) (value, error) {
 			return value{}, err
 		}
 	}
-	if !inValues(w.get(tCRM).column(crmID), id) {
+	if !w.get(tCRM).Column(crmID).Contains(id) {
 		return vStr("Customer not found."), nil
 	}
 	ok, err := setWhere(w, tCRM, crmID, id, field, nv)
@@ -366,11 +367,11 @@ func addCustomer(w *world, a args) (value, error) {
 		}
 	}
 	t := w.get(tCRM)
-	id, err := nextID(t.column(crmID), true)
+	id, err := nextID(t.Column(crmID), true)
 	if err != nil {
 		return value{}, err
 	}
-	row := make([]value, len(t.cols))
+	row := make([]value, len(t.Columns()))
 	row[crmID] = vStr(id)
 	row[crmAssigned] = assigned
 	row[crmName] = name
@@ -382,8 +383,8 @@ func addCustomer(w *world, a args) (value, error) {
 	row[crmFollowUp] = a.get("follow_up_by", vNone())
 	row[crmNotes] = a.get("notes", vStr(""))
 	t = w.mut(tCRM)
-	t.appendRow(row, 0)
-	t.renumber()
+	t.Append(row, 0)
+	t.ResetIndex()
 	return vStr(id), nil
 }
 
@@ -392,10 +393,10 @@ func deleteCustomer(w *world, a args) (value, error) {
 	if !pyval.Truthy(id) {
 		return vStr("Customer ID not provided."), nil
 	}
-	if !inValues(w.get(tCRM).column(crmID), id) {
+	if !w.get(tCRM).Column(crmID).Contains(id) {
 		return vStr("Customer not found."), nil
 	}
 	t := w.mut(tCRM)
-	t.keep(func(i int) bool { return !pyval.Equal(t.rows[i][crmID], id) })
+	t.Keep(func(i int) bool { return !pyval.Equal(t.At(i, crmID), id) })
 	return vStr("Customer deleted successfully."), nil
 }

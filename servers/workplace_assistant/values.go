@@ -39,18 +39,6 @@ func isStr(v value) bool { return v.Kind == framework.KindString }
 // isFloat reports whether v is a Python float.
 func isFloat(v value) bool { return v.Kind == framework.KindNumber && v.IsFloat() }
 
-// isNaN reports whether v is a float NaN.
-func isNaN(v value) bool {
-	if !isFloat(v) {
-		return false
-	}
-	f, _ := v.Float()
-	return math.IsNaN(f)
-}
-
-// isMissing reports whether v is a missing cell for pandas (None or NaN).
-func isMissing(v value) bool { return v.Kind == framework.KindNull || isNaN(v) }
-
 // outValue returns a cell as the reference's JSON answer shows it: NaN and
 // infinities become null (pydantic's ser_json_inf_nan="null"), which is also
 // what the MCP door's JSON-mode conversion does.

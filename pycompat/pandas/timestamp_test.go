@@ -1,4 +1,4 @@
-package workplace
+package pandas
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
-// format renders a timestamp for comparison: wall clock, nanoseconds and,
+// format renders a Timestamp for comparison: wall clock, nanoseconds and,
 // when tz-aware, the offset.
-func format(ts timestamp) string {
+func format(ts Timestamp) string {
 	if ts.nat {
 		return "NaT"
 	}
@@ -66,7 +66,7 @@ func TestTimestampAccepted(t *testing.T) {
 		{"nan", "NaT"},
 	}
 	for _, c := range cases {
-		ts, err := parseTimestampString(c.in)
+		ts, err := parseTimestampString(c.in, time.Now)
 		if err != nil {
 			t.Errorf("Timestamp(%q): %v, want %s", c.in, err, c.want)
 			continue
@@ -80,7 +80,7 @@ func TestTimestampAccepted(t *testing.T) {
 func TestTimestampWallClock(t *testing.T) {
 	t.Parallel()
 	before := time.Now()
-	ts, err := parseTimestampString("10:00")
+	ts, err := parseTimestampString("10:00", time.Now)
 	after := time.Now()
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestTimestampWallClock(t *testing.T) {
 		t.Errorf("Timestamp(10:00) = %s, want today at 10:00", got)
 	}
 	for _, s := range []string{"now", "today"} {
-		ts, err := parseTimestampString(s)
+		ts, err := parseTimestampString(s, time.Now)
 		if err != nil || ts.aware {
 			t.Fatalf("Timestamp(%s): %v", s, err)
 		}
@@ -105,29 +105,29 @@ func TestTimestampWallClock(t *testing.T) {
 func TestTimestampRejected(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		in        value
+		in        framework.Value
 		want      string
 		typeError bool
 	}{
-		{vStr("abc"), "Unknown datetime string format, unable to parse: abc", false},
-		{vStr("tomorrow"), "Unknown datetime string format, unable to parse: tomorrow", false},
-		{vStr("yesterday"), "Unknown datetime string format, unable to parse: yesterday", false},
-		{vStr("noon"), "Unknown datetime string format, unable to parse: noon", false},
-		{vStr("not a date"), "Unknown datetime string format, unable to parse: not a date", false},
-		{vStr("Tuesday"), "Unable to parse datetime string: Tuesday", false},
-		{vStr("2023-02-30"), "day is out of range for month: 2023-02-30", false},
-		{vStr("2023-12-05 25:00"), "hour must be in 0..23: 2023-12-05 25:00", false},
-		{vStr("2023-13-01"), "month must be in 1..12: 2023-13-01", false},
-		{vStr("0"), "day is out of range for month: 0", false},
-		{vStr("5"), `Given date string "5" not likely a datetime`, false},
-		{vStr("13/13/2023"), "Invalid date specified (13/13)", false},
-		{vStr("2023Q5"), "Incorrect quarterly string is given, quarter must be between 1 and 4: 2023Q5", false},
-		{vStr("10:00 xyz"), "Unknown string format: 10:00 xyz", false},
-		{vBool(true), "Cannot convert input [True] of type <class 'bool'> to Timestamp", true},
-		{vList([]value{vInt(1)}), "Cannot convert input [[1]] of type <class 'list'> to Timestamp", true},
+		{framework.StringValue("abc"), "Unknown datetime string format, unable to parse: abc", false},
+		{framework.StringValue("tomorrow"), "Unknown datetime string format, unable to parse: tomorrow", false},
+		{framework.StringValue("yesterday"), "Unknown datetime string format, unable to parse: yesterday", false},
+		{framework.StringValue("noon"), "Unknown datetime string format, unable to parse: noon", false},
+		{framework.StringValue("not a date"), "Unknown datetime string format, unable to parse: not a date", false},
+		{framework.StringValue("Tuesday"), "Unable to parse datetime string: Tuesday", false},
+		{framework.StringValue("2023-02-30"), "day is out of range for month: 2023-02-30", false},
+		{framework.StringValue("2023-12-05 25:00"), "hour must be in 0..23: 2023-12-05 25:00", false},
+		{framework.StringValue("2023-13-01"), "month must be in 1..12: 2023-13-01", false},
+		{framework.StringValue("0"), "day is out of range for month: 0", false},
+		{framework.StringValue("5"), `Given date string "5" not likely a datetime`, false},
+		{framework.StringValue("13/13/2023"), "Invalid date specified (13/13)", false},
+		{framework.StringValue("2023Q5"), "Incorrect quarterly string is given, quarter must be between 1 and 4: 2023Q5", false},
+		{framework.StringValue("10:00 xyz"), "Unknown string format: 10:00 xyz", false},
+		{framework.BoolValue(true), "Cannot convert input [True] of type <class 'bool'> to Timestamp", true},
+		{framework.ArrayValue(framework.NumberValue("1")), "Cannot convert input [[1]] of type <class 'list'> to Timestamp", true},
 	}
 	for _, c := range cases {
-		_, err := parseTimestamp(c.in)
+		_, err := toTimestamp(c.in, time.Now)
 		if err == nil {
 			t.Errorf("Timestamp(%s) parsed, want %q", pyval.Repr(c.in), c.want)
 			continue
@@ -148,7 +148,7 @@ func TestTimestampFromNumbers(t *testing.T) {
 		{"1.9", "1970-01-01 00:00:00.000000001"},
 		{"-1", "1969-12-31 23:59:59.999999999"},
 	} {
-		ts, err := parseTimestamp(value{Kind: framework.KindNumber, Str: c.lit})
+		ts, err := toTimestamp(framework.NumberValue(c.lit), time.Now)
 		if err != nil || format(ts) != c.want {
 			t.Errorf("Timestamp(%s) = %s, %v; want %s", c.lit, format(ts), err, c.want)
 		}
@@ -157,17 +157,78 @@ func TestTimestampFromNumbers(t *testing.T) {
 
 func TestTimestampComparisons(t *testing.T) {
 	t.Parallel()
-	naive, _ := parseTimestampString("2023-12-05 10:00:00")
-	aware, _ := parseTimestampString("2023-12-05T10:00:00Z")
-	plus1, _ := parseTimestampString("2023-12-05T11:00:00+01:00")
-	if _, err := tsGE(naive, aware); err == nil || err.Error() != "Cannot compare tz-naive and tz-aware timestamps" {
+	naive, _ := parseTimestampString("2023-12-05 10:00:00", time.Now)
+	aware, _ := parseTimestampString("2023-12-05T10:00:00Z", time.Now)
+	plus1, _ := parseTimestampString("2023-12-05T11:00:00+01:00", time.Now)
+	if _, err := naive.Compare(">=", aware); err == nil || err.Error() != "Cannot compare tz-naive and tz-aware timestamps" {
 		t.Errorf("naive >= aware: %v", err)
 	}
-	if ge, err := tsGE(aware, plus1); err != nil || !ge {
+	if ge, err := aware.Compare(">=", plus1); err != nil || !ge {
 		t.Errorf("10:00Z >= 11:00+01:00: %v %v", ge, err)
 	}
-	nat, _ := parseTimestampString("NaT")
-	if ge, err := tsGE(nat, aware); err != nil || ge {
+	nat, _ := parseTimestampString("NaT", time.Now)
+	if ge, err := nat.Compare(">=", aware); err != nil || ge {
 		t.Errorf("NaT >= x: %v %v", ge, err)
 	}
+}
+
+func TestTimestampAPI(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   any
+		want string
+	}{
+		{"2023-12-05 10:00:00.5", "2023-12-05 10:00:00.500000"},
+		{"2023-12-05T10:00:00.123456789+01:00", "2023-12-05 10:00:00.123456789+01:00"},
+		{"2023-12-05", "2023-12-05 00:00:00"},
+		{nil, "NaT"},
+		{"NaT", "NaT"},
+		{1701770400000000000, "2023-12-05 10:00:00"},
+		{1.5, "1970-01-01 00:00:00.000000001"},
+	} {
+		ts, err := ToTimestamp(c.in)
+		if err != nil || ts.String() != c.want {
+			t.Errorf("Timestamp(%v) = %s, %v; want %s", c.in, ts, err, c.want)
+		}
+	}
+	if _, err := ToTimestamp(true); err == nil || err.Error() != "Cannot convert input [True] of type <class 'bool'> to Timestamp" {
+		t.Errorf("Timestamp(True): %v", err)
+	}
+	a, _ := ParseTimestamp("2023-12-05T10:00:00Z")
+	b, _ := ParseTimestamp("2023-12-05T11:00:00+01:00")
+	if eq, err := a.Compare("==", b); err != nil || !eq || !a.Aware() || a.IsNaT() {
+		t.Errorf("10:00Z == 11:00+01:00: %v %v", eq, err)
+	}
+	if ne, _ := NaT.Compare("!=", NaT); !ne {
+		t.Error("NaT != NaT is True")
+	}
+	if _, err := a.Compare("<>", b); err == nil {
+		t.Error("an unknown operator")
+	}
+	if got := b.Time().Format(time.RFC3339); got != "2023-12-05T11:00:00+01:00" {
+		t.Errorf("Time() = %s", got)
+	}
+	if d1, ok := a.Day(); !ok || d1 != 19696 {
+		t.Errorf("Day() = %d, %v", d1, ok)
+	}
+}
+
+// FuzzParseTimestamp: every string is a Timestamp, NaT, or refused with
+// one of pandas' ValueErrors (or OverflowError); never a panic.
+func FuzzParseTimestamp(f *testing.F) {
+	for _, s := range []string{"2023-12-05", "2023-12-05T10:00-0530", "12/05/2023", "13/05/2023", "2023Q2", "Dec 2023",
+		"10:00", "Tuesday 2023-12-05", "not a date", "5", "0", "2023-02-30", "20231205T1000", " 2023-12-05 ", "NaT"} {
+		f.Add(s)
+	}
+	now := func() time.Time { return time.Date(2026, 6, 15, 12, 0, 0, 0, time.UTC) }
+	f.Fuzz(func(t *testing.T, s string) {
+		ts, err := parseTimestampString(s, now)
+		if err != nil {
+			if !pycompat.IsInstance(err, "ValueError") && !pycompat.IsInstance(err, "OverflowError") {
+				t.Fatalf("%q: %T %v", s, err, err)
+			}
+			return
+		}
+		_ = ts.String()
+	})
 }

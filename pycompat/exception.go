@@ -12,8 +12,10 @@ import (
 // The zero Exception is not meaningful; build one with a struct literal or
 // the constructors below. An Exception is a plain value, safe to share.
 type Exception struct {
+	// Class is the class name, as type(e).__name__ ("ValueError").
 	Class string
-	Msg   string
+	// Msg is the exception's one argument (for a KeyError, the key).
+	Msg string
 }
 
 // Error returns Python's str() of the exception: Msg, except for a KeyError,

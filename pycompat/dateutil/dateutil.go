@@ -32,7 +32,10 @@ func (o Options) now() func() time.Time {
 // wall clock, in time.UTC) or aware with a fixed UTC offset (Time in a
 // time.FixedZone; UTC for "Z", "UTC" and "GMT").
 type DateTime struct {
-	Time  time.Time
+	// Time is the wall clock, with microseconds (nanoseconds for pandas'
+	// timestamps built on it).
+	Time time.Time
+	// Aware is true when the datetime has a tzinfo (a UTC offset).
 	Aware bool
 }
 
@@ -51,7 +54,9 @@ func (dt DateTime) String() string {
 
 // OptInt is an int that may be None: Valid is false for None.
 type OptInt struct {
+	// Value is the int; 0 when Valid is false.
 	Value int
+	// Valid is false for None.
 	Valid bool
 }
 
@@ -61,11 +66,19 @@ type OptInt struct {
 // Weekday (0 is Monday), AMPM (0 am, 1 pm), the time zone name as written
 // (HasTZName) and TZOffset (seconds east of UTC).
 type Fields struct {
+	// Year, Month, Day, Hour, Minute, Second and Microsecond are the
+	// calendar and clock fields found (a two-digit year already moved into
+	// the clock's century window).
 	Year, Month, Day, Hour, Minute, Second, Microsecond OptInt
-	Weekday, AMPM                                       OptInt
-	TZName                                              string
-	HasTZName                                           bool
-	TZOffset                                            OptInt
+	// Weekday is the day of the week named (0 is Monday); AMPM is 0 for am,
+	// 1 for pm when given as a word of its own.
+	Weekday, AMPM OptInt
+	// TZName is the time zone name as written ("UTC", "EST").
+	TZName string
+	// HasTZName is false when no name was found (Python's None).
+	HasTZName bool
+	// TZOffset is the UTC offset found, in seconds east of UTC.
+	TZOffset OptInt
 }
 
 // ParseFields is dateutil's parser._parse(s) (dayfirst, yearfirst and fuzzy

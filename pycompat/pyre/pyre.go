@@ -41,9 +41,12 @@ var ErrTimeout = errors.New("regular expression match timed out")
 // pattern (or template) and Pos the position of the error in it, in code
 // points, or -1 when Python gives none.
 type Error struct {
-	Msg     string
+	// Msg is e.msg, the message without its position.
+	Msg string
+	// Pattern is e.pattern: the pattern, or the replacement template.
 	Pattern string
-	Pos     int
+	// Pos is e.pos, in code points of Pattern; -1 for None.
+	Pos int
 }
 
 func newError(msg string, pattern []rune, pos int) *Error {

@@ -32,9 +32,9 @@
 // integer types and float32. Set, Append and the other methods that store
 // an object normalize it to the types above (a framework.Value becomes new
 // Lists and Dicts, an int64 an int), so a stored object is always one of
-// them. Any other Go type is an opaque object: it is truthy, equal to
-// nothing, its type name is its Go type, and Dumps refuses it as Python's
-// json refuses an object it cannot serialize.
+// them. Any other Go type is an opaque object: it is truthy, equal only to
+// what Go's == finds equal to it, its type name is its Go type, and Dumps
+// refuses it as Python's json refuses an object it cannot serialize.
 //
 // # Errors
 //
@@ -47,9 +47,9 @@
 //
 // NaN is never equal to NaN, not even inside a list (CPython's identity
 // shortcut for one float object has no Go counterpart). Dict keys are str,
-// as in JSON. List.Sort is a stable merge sort: its result is CPython's,
-// but when the items cannot be compared the TypeError may name the two
-// types in the other order. %, ** and bitwise operators are not here yet.
+// as in JSON. List.Sort is a stable sort, like CPython's, so its result is
+// CPython's; but when the items cannot be compared the TypeError may name
+// the two types in the other order. %, ** and bitwise operators are not here yet.
 //
 // # Concurrency
 //

@@ -166,21 +166,38 @@ func ReadCSV(r io.Reader, o CSVOptions) (*Table, error) {
 // IsNA is pd.isna of a scalar: None or a float NaN (a framework.Value
 // null or NaN literal included).
 func IsNA(v any) bool {
-	if v == nil {
+	switch x := v.(type) {
+	case nil:
 		return true
+	case framework.Value:
+		return isNA(&x)
+	case float64:
+		return math.IsNaN(x)
 	}
-	if fv, ok := v.(framework.Value); ok {
-		if fv.Kind == framework.KindNull {
-			return true
-		}
-		if fv.Kind != framework.KindNumber || !fv.IsFloat() {
+	return false
+}
+
+// isNA is IsNA of a cell, read in place.
+func isNA(v *framework.Value) bool {
+	switch v.Kind {
+	case framework.KindNull:
+		return true
+	case framework.KindNumber:
+		if !v.IsFloat() {
 			return false
 		}
-		f, _ := fv.Float()
+		f, _ := v.Float()
 		return math.IsNaN(f)
 	}
-	f, ok := v.(float64)
-	return ok && math.IsNaN(f)
+	return false
+}
+
+// at returns a pointer to s.iloc[i], for reading in place.
+func (s Series) at(i int) *framework.Value {
+	if s.idx != nil {
+		return &s.t.rows[s.idx[i]][s.c]
+	}
+	return &s.t.rows[i][s.c]
 }
 
 // Series is a read-only view of one column of a Table (a Series of object
@@ -214,9 +231,9 @@ func (s Series) At(i int) framework.Value {
 func (s Series) CheckStr() error {
 	nums, bools, other := 0, 0, 0
 	for i := range s.Len() {
-		v := s.At(i)
+		v := s.at(i)
 		switch {
-		case IsNA(v):
+		case isNA(v):
 		case v.Kind == framework.KindNumber:
 			nums++
 		case v.Kind == framework.KindBool:
@@ -309,18 +326,21 @@ func lengthsMustMatch(n, m int) error {
 // list v is compared item by item and must have s's length
 // (ValueError("('Lengths must match to compare', (3,), (2,))")).
 func (s Series) Eq(v any) ([]bool, error) {
+	if fv, ok := v.(framework.Value); ok {
+		v = &fv // compared in place with each cell
+	}
 	out := make([]bool, s.Len())
 	if l, ok := list(v); ok {
 		if len(l) != s.Len() {
 			return nil, lengthsMustMatch(s.Len(), len(l))
 		}
 		for i := range out {
-			out[i] = pyval.Equal(s.At(i), l[i])
+			out[i] = pyval.Equal(s.at(i), l[i])
 		}
 		return out, nil
 	}
 	for i := range out {
-		out[i] = pyval.Equal(s.At(i), v)
+		out[i] = pyval.Equal(s.at(i), v)
 	}
 	return out, nil
 }
@@ -328,34 +348,42 @@ func (s Series) Eq(v any) ([]bool, error) {
 // list returns the items of a list object (a framework array or a
 // *pyval.List).
 func list(v any) ([]any, bool) {
+	var items []framework.Value
 	switch x := v.(type) {
 	case framework.Value:
 		if x.Kind != framework.KindArray {
 			return nil, false
 		}
-		out := make([]any, len(x.Items))
-		for i := range x.Items {
-			out[i] = x.Items[i]
+		items = x.Items
+	case *framework.Value:
+		if x == nil || x.Kind != framework.KindArray {
+			return nil, false
 		}
-		return out, true
+		items = x.Items
 	case *pyval.List:
 		return x.Items(), true
+	default:
+		return nil, false
 	}
-	return nil, false
+	out := make([]any, len(items))
+	for i := range items {
+		out[i] = &items[i]
+	}
+	return out, true
 }
 
 // Contains is v in s.values (numpy's (arr == v).any()): Python's == per
 // cell; a list or dict v is never found.
 func (s Series) Contains(v any) bool {
-	if fv, ok := v.(framework.Value); ok && (fv.Kind == framework.KindArray || fv.Kind == framework.KindObject) {
-		return false
+	if fv, ok := v.(framework.Value); ok {
+		v = &fv // compared in place with each cell
 	}
-	switch v.(type) {
-	case *pyval.List, *pyval.Dict:
+	switch pyval.TypeName(v) {
+	case "list", "dict":
 		return false
 	}
 	for i := range s.Len() {
-		if pyval.Equal(s.At(i), v) {
+		if pyval.Equal(s.at(i), v) {
 			return true
 		}
 	}
@@ -368,14 +396,17 @@ func (s Series) Contains(v any) bool {
 // cannot order is its TypeError ("'<' not supported between instances of
 // 'str' and 'int'").
 func (s Series) Compare(op string, bound any) ([]bool, error) {
+	if fv, ok := bound.(framework.Value); ok {
+		bound = &fv // compared in place with each cell
+	}
 	l, isList := list(bound)
 	if isList && len(l) != s.Len() {
 		return nil, lengthsMustMatch(s.Len(), len(l))
 	}
 	out := make([]bool, s.Len())
 	for i := range out {
-		c := s.At(i)
-		if IsNA(c) {
+		c := s.at(i)
+		if isNA(c) {
 			continue
 		}
 		b := bound
@@ -401,16 +432,16 @@ func (s Series) Max() (v framework.Value, ok bool, err error) {
 	if s.Len() == 0 {
 		return framework.Value{}, false, nil
 	}
-	fill := func(v framework.Value) framework.Value {
-		if IsNA(v) {
+	fill := func(v *framework.Value) framework.Value {
+		if isNA(v) {
 			return negInf
 		}
-		return v
+		return *v
 	}
-	acc := fill(s.At(0))
+	acc := fill(s.at(0))
 	for i := 1; i < s.Len(); i++ {
-		v := fill(s.At(i))
-		ge, err := pyval.Compare(acc, ">=", v)
+		v := fill(s.at(i))
+		ge, err := pyval.Compare(&acc, ">=", &v)
 		if err != nil {
 			return framework.Value{}, false, err
 		}

@@ -169,6 +169,9 @@ func ToTimestamp(v any) (Timestamp, error) { return toTimestamp(v, time.Now) }
 
 func toTimestamp(o any, now func() time.Time) (Timestamp, error) {
 	v, ok := o.(framework.Value)
+	if p, isPtr := o.(*framework.Value); isPtr && p != nil {
+		v, ok = *p, true
+	}
 	if !ok {
 		// Another Python object, as the Value json.loads would give (o is
 		// not stored: a framework.Value argument need not be copied to the

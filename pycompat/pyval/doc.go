@@ -26,10 +26,11 @@
 //	list   *List
 //	dict   *Dict (str keys, in insertion order)
 //
-// The functions also read, without copying, framework.Value (the object
-// json.loads builds for it: a Number by its literal, "1" an int and "1.0" a
-// float; an Array a list, an Object a dict), framework.Int, the other Go
-// integer types and float32. Set, Append and the other methods that store
+// The functions also read framework.Value (the object json.loads builds
+// for it: a Number by its literal, "1" an int and "1.0" a float; an Array a
+// list, an Object a dict) and *framework.Value (the Value it points to, read
+// in place: a loop over table cells passes &row[c] and copies nothing; nil
+// is None), framework.Int, the other Go integer types and float32. Set, Append and the other methods that store
 // an object normalize it to the types above (a framework.Value becomes new
 // Lists and Dicts, an int64 an int), so a stored object is always one of
 // them. Any other Go type is an opaque object: it is truthy, equal only to

@@ -1,7 +1,9 @@
 package pyval
 
 import (
+	"bytes"
 	"errors"
+	"math"
 	"math/big"
 	"slices"
 	"strconv"
@@ -21,6 +23,11 @@ func normalize(v any) any {
 		return v
 	case framework.Value:
 		return FromValue(x)
+	case *framework.Value:
+		if x == nil {
+			return nil
+		}
+		return FromValue(*x)
 	case float32:
 		return float64(x)
 	case *big.Int:
@@ -81,6 +88,11 @@ func toValue(v any, path []any) (framework.Value, error) {
 	switch x := v.(type) {
 	case framework.Value:
 		return x, nil
+	case *framework.Value:
+		if x == nil {
+			return framework.NullValue(), nil
+		}
+		return *x, nil
 	case nil:
 		return framework.NullValue(), nil
 	case bool:
@@ -135,9 +147,28 @@ func floatText(f float64) string {
 }
 
 // FloatValue returns f as a framework.Value that json.loads reads as that
-// float: a Number whose literal is f's repr (3.0, 1e-05), or NaN, Infinity,
-// -Infinity. gymkit's encoders write it as a float in each door's forms.
-func FloatValue(f float64) framework.Value { return framework.NumberValue(floatText(f)) }
+// float: a Number whose literal is a float literal that parses back to f
+// exactly (Go's shortest %g form with ".0" added where it has neither '.'
+// nor exponent: 3.0, 0.5, 1e+16, 1.23456789e+08), or NaN, Infinity,
+// -Infinity. gymkit's encoders, Repr and Dumps write it in Python's forms
+// (123456789.0), so only a reader of the literal itself sees the %g form.
+// It costs one allocation.
+func FloatValue(f float64) framework.Value {
+	switch {
+	case math.IsNaN(f):
+		return framework.NumberValue("NaN")
+	case math.IsInf(f, 1):
+		return framework.NumberValue("Infinity")
+	case math.IsInf(f, -1):
+		return framework.NumberValue("-Infinity")
+	}
+	var buf [32]byte
+	b := strconv.AppendFloat(buf[:0], f, 'g', -1, 64)
+	if !bytes.ContainsAny(b, ".e") {
+		b = append(b, '.', '0')
+	}
+	return framework.NumberValue(string(b))
+}
 
 // Loads returns json.loads(data): the object the JSON text stands for, as
 // FromValue builds it. The errors are framework.ParseJSON's (a

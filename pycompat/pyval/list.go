@@ -70,15 +70,11 @@ func (l *List) Set(i int, v any) error {
 func (l *List) Append(v any) { l.items = append(l.items, normalize(v)) }
 
 // Extend appends the items in order (each normalized), as
-// l.extend(items). To extend with another list, l.Extend(other.Items()...)
-// or Add.
+// l.extend(items) for a Go slice of items: l.Extend(other.Items()...)
+// extends l with another list (l itself included: Items copies first),
+// while l.Extend(other) appends other as one item.
 func (l *List) Extend(items ...any) {
 	for _, it := range items {
-		if s, ok := it.(*List); ok && s == l {
-			// l.extend(l) doubles l; Items copies first.
-			l.items = append(l.items, s.Items()...)
-			continue
-		}
 		l.items = append(l.items, normalize(it))
 	}
 }

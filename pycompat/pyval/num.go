@@ -67,6 +67,10 @@ func toNumber(v any) (n number, ok bool) {
 		return number{kind: 'i', big: x.Big()}, true
 	case framework.Value:
 		return valueNumber(&x)
+	case *framework.Value:
+		if x != nil {
+			return valueNumber(x)
+		}
 	}
 	return number{}, false
 }
@@ -662,7 +666,7 @@ func SliceBounds(n int, start, stop any) (lo, hi int, err error) {
 		if v == nil {
 			return def, nil
 		}
-		if fv, ok := v.(framework.Value); ok && fv.Kind == framework.KindNull {
+		if kindOf(v) == kNone {
 			return def, nil
 		}
 		x, ok := toNumber(v)

@@ -52,23 +52,33 @@ func kindOf(v any) kind {
 	case *Dict:
 		return kDict
 	case framework.Value:
-		switch x.Kind {
-		case framework.KindNull:
+		return valueKind(&x)
+	case *framework.Value:
+		if x == nil {
 			return kNone
-		case framework.KindBool:
-			return kBool
-		case framework.KindNumber:
-			if x.IsFloat() {
-				return kFloat
-			}
-			return kInt
-		case framework.KindString:
-			return kStr
-		case framework.KindArray:
-			return kList
-		case framework.KindObject:
-			return kDict
 		}
+		return valueKind(x)
+	}
+	return kOther
+}
+
+func valueKind(v *framework.Value) kind {
+	switch v.Kind {
+	case framework.KindNull:
+		return kNone
+	case framework.KindBool:
+		return kBool
+	case framework.KindNumber:
+		if v.IsFloat() {
+			return kFloat
+		}
+		return kInt
+	case framework.KindString:
+		return kStr
+	case framework.KindArray:
+		return kList
+	case framework.KindObject:
+		return kDict
 	}
 	return kOther
 }
@@ -80,6 +90,10 @@ func str(v any) (string, bool) {
 		return x, true
 	case framework.Value:
 		return x.Str, x.Kind == framework.KindString
+	case *framework.Value:
+		if x != nil {
+			return x.Str, x.Kind == framework.KindString
+		}
 	}
 	return "", false
 }
@@ -93,17 +107,24 @@ func seqLen(v any) int {
 		return x.Len()
 	case framework.Value:
 		return len(x.Items)
+	case *framework.Value:
+		if x != nil {
+			return len(x.Items)
+		}
 	}
 	return 0
 }
 
-// seqAt is item i of a list object.
+// seqAt is item i of a list object (an item of a framework array read in
+// place, as a *framework.Value).
 func seqAt(v any, i int) any {
 	switch x := v.(type) {
 	case *List:
 		return x.items[i]
 	case framework.Value:
-		return x.Items[i]
+		return &x.Items[i]
+	case *framework.Value:
+		return &x.Items[i]
 	}
 	return nil
 }
@@ -115,18 +136,33 @@ func dictLen(v any) int {
 		return x.Len()
 	case framework.Value:
 		return len(x.Members)
+	case *framework.Value:
+		if x != nil {
+			return len(x.Members)
+		}
 	}
 	return 0
 }
 
-// dictGet looks key up in a dict object.
+// dictGet looks key up in a dict object (a member of a framework object,
+// the first of its name as framework.Value.Get finds it, read in place).
 func dictGet(v any, key string) (any, bool) {
+	var members []framework.Member
 	switch x := v.(type) {
 	case *Dict:
 		return x.Get(key)
 	case framework.Value:
-		m, ok := x.Get(key)
-		return m, ok
+		members = x.Members
+	case *framework.Value:
+		if x == nil {
+			return nil, false
+		}
+		members = x.Members
+	}
+	for i := range members {
+		if members[i].Key == key {
+			return &members[i].Value, true
+		}
 	}
 	return nil, false
 }
@@ -142,8 +178,14 @@ func dictEach(v any, f func(string, any) bool) {
 			}
 		}
 	case framework.Value:
-		for _, m := range x.Members {
-			if !f(m.Key, m.Value) {
+		for i := range x.Members {
+			if !f(x.Members[i].Key, &x.Members[i].Value) {
+				return
+			}
+		}
+	case *framework.Value:
+		for i := range x.Members {
+			if !f(x.Members[i].Key, &x.Members[i].Value) {
 				return
 			}
 		}
@@ -177,8 +219,11 @@ func TypeName(v any) string {
 // -0.0), the empty str, list and dict; True otherwise (NaN and opaque
 // objects included).
 func Truthy(v any) bool {
-	if fv, ok := v.(framework.Value); ok {
-		return truthyValue(&fv)
+	switch x := v.(type) {
+	case framework.Value:
+		return truthyValue(&x)
+	case *framework.Value:
+		return x != nil && truthyValue(x)
 	}
 	if n, ok := toNumber(v); ok {
 		switch {
@@ -235,9 +280,26 @@ func truthyValue(v *framework.Value) bool {
 // different types are not equal. Opaque objects are equal when Go's ==
 // says so.
 func Equal(a, b any) bool {
-	if va, ok := a.(framework.Value); ok {
-		if vb, ok := b.(framework.Value); ok {
-			return equalValues(&va, &vb)
+	switch x := a.(type) {
+	case framework.Value:
+		switch y := b.(type) {
+		case framework.Value:
+			return equalValues(&x, &y)
+		case *framework.Value:
+			if y != nil {
+				return equalValues(&x, y)
+			}
+		}
+	case *framework.Value:
+		switch y := b.(type) {
+		case framework.Value:
+			if x != nil {
+				return equalValues(x, &y)
+			}
+		case *framework.Value:
+			if x != nil && y != nil {
+				return equalValues(x, y)
+			}
 		}
 	}
 	if na, ok := toNumber(a); ok {
@@ -422,6 +484,13 @@ func writeRepr(b *strings.Builder, v any, path []uintptr) {
 	switch x := v.(type) {
 	case framework.Value:
 		b.WriteString(framework.PythonRepr(x))
+		return
+	case *framework.Value:
+		if x == nil {
+			b.WriteString("None")
+		} else {
+			b.WriteString(framework.PythonRepr(*x))
+		}
 		return
 	case string:
 		b.WriteString(pystr.Repr(x))

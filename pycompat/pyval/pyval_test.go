@@ -61,6 +61,44 @@ func TestEqual(t *testing.T) {
 	}
 }
 
+// TestValuePointers: a *framework.Value is the Value it points to, read in
+// place; a nil one is None.
+func TestValuePointers(t *testing.T) {
+	t.Parallel()
+	v, _ := framework.ParseJSON([]byte(`{"a": [1, 2.0, "x"], "b": null}`))
+	var nilValue *framework.Value
+	for _, c := range []struct {
+		got, want any
+	}{
+		{Equal(&v, mustLoads(t, `{"b": null, "a": [1.0, 2, "x"]}`)), true},
+		{Equal(&v.Members[0].Value, v.Members[0].Value), true},
+		{Repr(&v), "{'a': [1, 2.0, 'x'], 'b': None}"},
+		{Repr(nilValue), "None"},
+		{TypeName(&v.Members[1].Value), "NoneType"},
+		{TypeName(nilValue), "NoneType"},
+		{Truthy(&v.Members[0].Value), true},
+		{Truthy(nilValue), false},
+		{Str(&v.Members[0].Value.Items[2]), "x"},
+		{Repr(NewList(&v.Members[0].Value)), "[[1, 2.0, 'x']]"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %v, want %v", c.got, c.want)
+		}
+	}
+	if in, err := Contains(&v, "a"); err != nil || !in {
+		t.Errorf("'a' in v: %v %v", in, err)
+	}
+	if lt, err := Compare(&v.Members[0].Value, "<", mustLoads(t, `[1, 2, "y"]`)); err != nil || !lt {
+		t.Errorf("[1, 2.0, 'x'] < [1, 2, 'y']: %v %v", lt, err)
+	}
+	d := NewDict()
+	d.Set("v", &v)
+	v.Members[0].Value.Items[0] = framework.NumberValue("9")
+	if Repr(d) != "{'v': {'a': [1, 2.0, 'x'], 'b': None}}" {
+		t.Errorf("a stored *framework.Value is copied into Lists and Dicts: %s", Repr(d))
+	}
+}
+
 func TestCompare(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -400,7 +438,7 @@ func TestList(t *testing.T) {
 	if Repr(l) != "['FIRST', 2, 0.5, {'k': 'shared'}, 'before x', 'x']" {
 		t.Errorf("a slice is shallow, as Python's: %s", Repr(l))
 	}
-	l.Extend(l)
+	l.Extend(l.Items()...)
 	if l.Len() != 12 {
 		t.Errorf("l.extend(l): %d items", l.Len())
 	}
@@ -707,9 +745,17 @@ func TestNoAllocations(t *testing.T) {
 		_ = Str(cell)
 		_ = TypeName(n1)
 		_ = CheckHashable(cell)
+		_ = Equal(&cell, &id)
+		_ = Equal(&n1, n2)
+		_, _ = Compare(&n1, "<", &n2)
+		_ = Str(&cell)
+		_ = Truthy(&cell)
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations", allocs)
+	}
+	if a := testing.AllocsPerRun(100, func() { _ = FloatValue(1.75) }); a != 1 {
+		t.Errorf("FloatValue allocates %v times", a)
 	}
 }
 
@@ -751,4 +797,22 @@ func FuzzLoads(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+func TestFloatValue(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		f         float64
+		lit, repr string
+	}{
+		{3, "3.0", "3.0"}, {0.5, "0.5", "0.5"}, {1e16, "1e+16", "1e+16"}, {123456789, "1.23456789e+08", "123456789.0"},
+		{math.Copysign(0, -1), "-0.0", "-0.0"}, {1e-5, "1e-05", "1e-05"}, {5e-324, "5e-324", "5e-324"},
+		{math.NaN(), "NaN", "nan"}, {math.Inf(-1), "-Infinity", "-inf"},
+	} {
+		v := FloatValue(c.f)
+		back, ok := v.Float()
+		if v.Str != c.lit || !v.IsFloat() || !ok || (back != c.f && !math.IsNaN(c.f)) || Repr(v) != c.repr {
+			t.Errorf("FloatValue(%v) = %q (reads %v), repr %s; want %q, %s", c.f, v.Str, back, Repr(v), c.lit, c.repr)
+		}
+	}
 }

@@ -51,7 +51,7 @@ func getEventInformation(w *world, a args) (value, error) {
 	}
 	t := w.get(tCalendar)
 	for _, r := range t.Rows() {
-		if pyval.Equal(r[cID], id) {
+		if pyval.Equal(&r[cID], &id) {
 			var o object
 			o.add(field.Str, outValue(r[t.Col(field.Str)]))
 			return o.value(), nil
@@ -251,7 +251,7 @@ func deleteEvent(w *world, a args) (value, error) {
 		return vStr("Event not found."), nil
 	}
 	t := w.mut(tCalendar)
-	t.Keep(func(i int) bool { return !pyval.Equal(t.At(i, cID), id) })
+	t.Keep(func(i int) bool { return !pyval.Equal(&t.Row(i)[cID], &id) })
 	return vStr("Event deleted successfully."), nil
 }
 
@@ -291,7 +291,7 @@ func updateEvent(w *world, a args) (value, error) {
 	t := w.mut(tCalendar)
 	c := t.Col(field.Str)
 	for i := range t.Rows() {
-		if pyval.Equal(t.At(i, cID), id) {
+		if pyval.Equal(&t.Row(i)[cID], &id) {
 			t.Set(i, c, nv)
 		}
 	}
@@ -366,7 +366,7 @@ func groupByDate(t *table, idx []int, f func(i int) float64, asFloat bool, mean 
 	groups := map[string]*agg{}
 	var keys []string
 	for _, i := range idx {
-		k := pyval.Str(t.At(i, aDate))
+		k := pyval.Str(&t.Row(i)[aDate])
 		g, ok := groups[k]
 		if !ok {
 			g = &agg{}
@@ -411,7 +411,7 @@ func engagedUsersCount(w *world, a args) (value, error) {
 		return value{}, err
 	}
 	return groupByDate(t, idx, func(i int) float64 {
-		if pyval.Truthy(t.At(i, aEngaged)) {
+		if pyval.Truthy(&t.Row(i)[aEngaged]) {
 			return 1
 		}
 		return 0

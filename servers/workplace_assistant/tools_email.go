@@ -258,14 +258,14 @@ func deleteEmail(w *world, a args) (value, error) {
 		return vStr("Email not found."), nil
 	}
 	t = w.mut(tEmails)
-	t.Keep(func(i int) bool { return !pyval.Equal(t.At(i, eID), id) })
+	t.Keep(func(i int) bool { return !pyval.Equal(&t.Row(i)[eID], &id) })
 	return vStr("Email deleted successfully."), nil
 }
 
 // firstEmail returns the first row whose id equals id.
 func firstEmail(t *table, id value) (int, bool) {
 	for i, r := range t.Rows() {
-		if pyval.Equal(r[eID], id) {
+		if pyval.Equal(&r[eID], &id) {
 			return i, true
 		}
 	}

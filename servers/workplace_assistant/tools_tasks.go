@@ -56,7 +56,7 @@ func getTaskInformation(w *world, a args) (value, error) {
 	}
 	t := w.get(tTasks)
 	for _, r := range t.Rows() {
-		if !pyval.Equal(r[tkID], id) {
+		if !pyval.Equal(&r[tkID], &id) {
 			continue
 		}
 		if err := pyval.CheckHashable(field); err != nil {
@@ -117,8 +117,8 @@ func searchTasks(w *world, a args) (value, error) {
 		}
 		want := vStr(pystr.Lower(email.Str))
 		keep := make([]bool, len(low))
-		for k, v := range low {
-			keep[k] = pyval.Equal(v, want)
+		for k := range low {
+			keep[k] = pyval.Equal(&low[k], &want)
 		}
 		idx = rowsWhere(idx, keep)
 	}
@@ -190,7 +190,7 @@ func deleteTask(w *world, a args) (value, error) {
 		return vStr("Task not found."), nil
 	}
 	t := w.mut(tTasks)
-	t.Keep(func(i int) bool { return !pyval.Equal(t.At(i, tkID), id) })
+	t.Keep(func(i int) bool { return !pyval.Equal(&t.Row(i)[tkID], &id) })
 	return vStr("Task deleted successfully."), nil
 }
 
@@ -212,7 +212,7 @@ func setWhere(w *world, tab, idCol int, id value, field value, nv value) (bool, 
 	// itself included).
 	m := make([]bool, t.Len())
 	for i := range t.Rows() {
-		m[i] = pyval.Equal(t.At(i, idCol), id)
+		m[i] = pyval.Equal(&t.Row(i)[idCol], &id)
 	}
 	for i, ok := range m {
 		if ok {
@@ -397,6 +397,6 @@ func deleteCustomer(w *world, a args) (value, error) {
 		return vStr("Customer not found."), nil
 	}
 	t := w.mut(tCRM)
-	t.Keep(func(i int) bool { return !pyval.Equal(t.At(i, crmID), id) })
+	t.Keep(func(i int) bool { return !pyval.Equal(&t.Row(i)[crmID], &id) })
 	return vStr("Customer deleted successfully."), nil
 }

@@ -17,15 +17,15 @@ import (
 // compiler's look-behind check) and the writer of the parse tree as a .NET
 // pattern; pyre.go is the API.
 
-// reFlags are Python's SRE flags.
+// reFlags are Python's SRE flags, as the parser keeps them.
 const (
-	reIgnoreCase = 2
-	reLocale     = 4
-	reMultiline  = 8
-	reDotAll     = 16
-	reUnicode    = 32
-	reVerbose    = 64
-	reASCII      = 256
+	reIgnoreCase = int(IgnoreCase)
+	reLocale     = int(Locale)
+	reMultiline  = int(Multiline)
+	reDotAll     = int(DotAll)
+	reUnicode    = int(Unicode)
+	reVerbose    = int(Verbose)
+	reASCII      = int(ASCII)
 )
 
 var reFlagLetters = map[rune]int{

@@ -18,13 +18,13 @@ type Flag int
 
 // The re module's flags, with CPython's values.
 const (
-	IgnoreCase Flag = reIgnoreCase // re.I
-	Locale     Flag = reLocale     // re.L: refused for a str pattern, as Python refuses it
-	Multiline  Flag = reMultiline  // re.M
-	DotAll     Flag = reDotAll     // re.S
-	Unicode    Flag = reUnicode    // re.U: the default for a str pattern
-	Verbose    Flag = reVerbose    // re.X
-	ASCII      Flag = reASCII      // re.A
+	IgnoreCase Flag = 2   // re.I
+	Locale     Flag = 4   // re.L: refused for a str pattern, as Python refuses it
+	Multiline  Flag = 8   // re.M
+	DotAll     Flag = 16  // re.S
+	Unicode    Flag = 32  // re.U: the default for a str pattern
+	Verbose    Flag = 64  // re.X
+	ASCII      Flag = 256 // re.A
 )
 
 // MatchTimeout bounds one search, match or step of an iteration: a pattern

@@ -570,10 +570,18 @@ func toText(v any) (string, error) {
 	return fmt.Sprint(v), nil
 }
 
-// floatText writes a float the way Python's str does for common values (1.0, 0.5, 1e+20).
+// floatText writes a float as Python's str() does (1.0, 0.5, 1e+20, 1e-07,
+// inf, -inf, nan), as OmegaConf writes a float inside a string. It is the
+// same text as framework/internal/pyjson's AppendFloat (PythonFloats), which
+// config, below framework, cannot import.
 func floatText(f float64) string {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return strconv.FormatFloat(f, 'g', -1, 64)
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
 	}
 	var s string
 	if a := math.Abs(f); a == 0 || (a >= 1e-4 && a < 1e16) {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,6 +13,9 @@ base:
   on: true
   ratio: 0.5
   whole: 2.0
+  posinf: .inf
+  neginf: -.inf
+  notanumber: .nan
   map: {a: 1, b: [x, y]}
   list: [10, 20, 30]
   host: example.com
@@ -42,6 +46,7 @@ func TestInterpolation(t *testing.T) {
 		{"through an interpolated value", "${indirect.b[0]}", "x"},
 		{"embedded in a string", "http://${base.host}:${base.port}/x", "http://example.com:8080/x"},
 		{"embedded bool and float", "${base.on}-${base.ratio}-${base.whole}", "true-0.5-2.0"},
+		{"embedded infinities and NaN", "${base.posinf} ${base.neginf} ${base.notanumber}", "inf -inf nan"},
 		{"spaces around the key", "${ base.port }", 8080},
 		{"nested key", "${servers.${base.which}.port}", 2},
 		{"relative sibling", "${.sibling}", "sib"},
@@ -187,9 +192,18 @@ func TestParseKey(t *testing.T) {
 
 func TestFloatText(t *testing.T) {
 	t.Parallel()
-	for f, want := range map[float64]string{1: "1.0", 0.5: "0.5", -2.25: "-2.25", 1e20: "1e+20", 1e-7: "1e-07", 0: "0.0", 123456.0: "123456.0"} {
-		if got := floatText(f); got != want {
-			t.Errorf("floatText(%v) = %q, want %q", f, got, want)
+	// Python's str() of the same floats.
+	for _, tc := range []struct {
+		f    float64
+		want string
+	}{
+		{1, "1.0"}, {0.5, "0.5"}, {-2.25, "-2.25"}, {1e20, "1e+20"}, {1e-7, "1e-07"}, {0, "0.0"}, {123456.0, "123456.0"},
+		{math.Copysign(0, -1), "-0.0"}, {1e16, "1e+16"}, {1e15, "1000000000000000.0"}, {0.0001, "0.0001"}, {1e-5, "1e-05"},
+		{5e-324, "5e-324"}, {math.MaxFloat64, "1.7976931348623157e+308"},
+		{math.Inf(1), "inf"}, {math.Inf(-1), "-inf"}, {math.NaN(), "nan"},
+	} {
+		if got := floatText(tc.f); got != tc.want {
+			t.Errorf("floatText(%v) = %q, want %q", tc.f, got, tc.want)
 		}
 	}
 }

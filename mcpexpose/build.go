@@ -163,7 +163,7 @@ func (d *Door) build(app *framework.App, tools []framework.Tool) error {
 	names := make([]string, len(d.sorted))
 	all := make([]string, len(d.sorted))
 	for i, e := range d.sorted {
-		names[i] = pyRepr(e.tool.Name)
+		names[i] = framework.PythonReprString(e.tool.Name)
 		all[i] = e.tool.Name
 	}
 	d.unknown = ". Available tools: [" + strings.Join(names, ", ") + "]"
@@ -390,14 +390,6 @@ func renderList(list []*exposed, allowed func(string) bool) []byte {
 		b = append(b, e.json...)
 	}
 	return append(b, "]}"...)
-}
-
-// pyRepr returns Python's repr() of the str s ('name', with Python's
-// quoting and escapes), through framework.PythonError, whose text is
-// "<class>(<repr(msg)>)".
-func pyRepr(s string) string {
-	r := framework.PythonError("", s).Error()
-	return r[1 : len(r)-1]
 }
 
 // sdkLogger is the door's logger as the SDK gets it: warnings and errors

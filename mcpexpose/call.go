@@ -176,7 +176,7 @@ func (d *Door) callTool(site callSite, req *mcp.CallToolRequest, name, tok strin
 	ctx := site.http
 	e := d.tools[name]
 	if e == nil {
-		return errorResult("Unknown tool: " + pyRepr(name) + d.unknown)
+		return errorResult("Unknown tool: " + framework.PythonReprString(name) + d.unknown)
 	}
 	var sid string
 	switch {
@@ -195,7 +195,7 @@ func (d *Door) callTool(site callSite, req *mcp.CallToolRequest, name, tok strin
 			return errorResult(textInvalidToken)
 		}
 		if c.Tools != nil && !slices.Contains(c.Tools, name) {
-			return errorResult("Tool " + pyRepr(name) + " is not allowed for this session.")
+			return errorResult("Tool " + framework.PythonReprString(name) + " is not allowed for this session.")
 		}
 		sid = c.SID
 	}

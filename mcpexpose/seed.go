@@ -31,7 +31,7 @@ import (
 // when ctx carries no rollout session. It is safe for concurrent use.
 func (d *Door) AfterSeed(ctx context.Context, body *framework.SeedBody, result []byte) ([]byte, error) {
 	if d.app == nil {
-		return nil, errors.New("mcpexpose: the MCP door of instance " + pyRepr(d.instance) + " is not attached")
+		return nil, errors.New("mcpexpose: the MCP door of instance " + framework.PythonReprString(d.instance) + " is not attached")
 	}
 	ans, err := framework.ParseJSON(result)
 	if err != nil || ans.Kind != framework.KindObject {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/session"
 )
 
@@ -107,11 +108,12 @@ func TestIsMCPPath(t *testing.T) {
 	}
 }
 
+// TestPyRepr: tool names in the door's messages are quoted as Python's repr quotes them.
 func TestPyRepr(t *testing.T) {
 	t.Parallel()
 	for s, want := range map[string]string{"get_weather": "'get_weather'", "it's": `"it's"`, `a'b"c`: `'a\'b"c'`, "a\nb": `'a\nb'`, "é": "'é'"} {
-		if got := pyRepr(s); got != want {
-			t.Errorf("pyRepr(%q) = %s, want %s", s, got, want)
+		if got := framework.PythonReprString(s); got != want {
+			t.Errorf("PythonReprString(%q) = %s, want %s", s, got, want)
 		}
 	}
 }

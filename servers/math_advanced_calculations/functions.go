@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
 // Args is the body of every function call (the Python original's
@@ -351,63 +353,17 @@ func complexRepr(re, im float64) string {
 	return "(" + floatRepr(re, false, false) + floatRepr(im, false, true) + "j)"
 }
 
-// floatRepr is CPython's PyOS_double_to_string(x, 'r', 0, flags): the
-// shortest round-trip digits, in positional notation when 1e-4 <= |x| < 1e16
-// and as d.ddde±XX otherwise. addDot0 appends ".0" to integral positional
-// values (float.__repr__); sign writes "+" before non-negative values.
+// floatRepr is CPython's PyOS_double_to_string(x, 'r', 0, flags): repr(x)
+// (pycompat/pyval, gymkit's one float formatter) without the ".0" of an
+// integral positional value unless addDot0 (float.__repr__ sets it), with
+// "+" before a value that has no "-" when sign.
 func floatRepr(x float64, addDot0, sign bool) string {
-	var b strings.Builder
-	if math.Signbit(x) && !math.IsNaN(x) {
-		b.WriteByte('-')
-	} else if sign {
-		b.WriteByte('+')
+	s := pyval.Repr(x)
+	if !addDot0 {
+		s = strings.TrimSuffix(s, ".0")
 	}
-	switch {
-	case math.IsNaN(x):
-		b.WriteString("nan")
-		return b.String()
-	case math.IsInf(x, 0):
-		b.WriteString("inf")
-		return b.String()
+	if sign && !strings.HasPrefix(s, "-") {
+		s = "+" + s
 	}
-	// Shortest digits and exponent: d.ddd e±X.
-	e := strconv.FormatFloat(math.Abs(x), 'e', -1, 64)
-	mant, exp, _ := strings.Cut(e, "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	n, _ := strconv.Atoi(exp)
-	decpt := n + 1 // value = 0.digits × 10^decpt
-	if x == 0 {
-		digits, decpt = "0", 1
-	}
-	if decpt <= -4 || decpt > 16 {
-		b.WriteString(digits[:1])
-		if len(digits) > 1 {
-			b.WriteString("." + digits[1:])
-		}
-		en := decpt - 1
-		b.WriteByte('e')
-		if en < 0 {
-			b.WriteByte('-')
-			en = -en
-		} else {
-			b.WriteByte('+')
-		}
-		if en < 10 {
-			b.WriteByte('0')
-		}
-		b.WriteString(strconv.Itoa(en))
-		return b.String()
-	}
-	switch {
-	case decpt <= 0:
-		b.WriteString("0." + strings.Repeat("0", -decpt) + digits)
-	case decpt >= len(digits):
-		b.WriteString(digits + strings.Repeat("0", decpt-len(digits)))
-		if addDot0 {
-			b.WriteString(".0")
-		}
-	default:
-		b.WriteString(digits[:decpt] + "." + digits[decpt:])
-	}
-	return b.String()
+	return s
 }

@@ -46,6 +46,11 @@ func TestComplexRepr(t *testing.T) {
 		{negZero, negZero, "(-0-0j)"},
 		{0, 0, "0j"},
 		{1.7319121124709868e-16, 2.8284271247461903, "(1.7319121124709868e-16+2.8284271247461903j)"},
+		{1, math.NaN(), "(1+nanj)"},
+		{0, math.Inf(1), "infj"},
+		{math.Inf(-1), math.Inf(-1), "(-inf-infj)"},
+		{math.NaN(), 0, "(nan+0j)"},
+		{1e16, 1e15, "(1e+16+1000000000000000j)"},
 	} {
 		if got := complexRepr(c.re, c.im); got != c.want {
 			t.Errorf("repr(complex(%v, %v)) = %q, want %q", c.re, c.im, got, c.want)

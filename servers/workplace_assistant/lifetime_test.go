@@ -357,7 +357,7 @@ func TestWorldsAreCopyOnWrite(t *testing.T) {
 	if a.get(tCalendar) != d.base[tCalendar] || b.get(tCalendar) != d.base[tCalendar] {
 		t.Fatal("fresh worlds do not share the base tables")
 	}
-	base13 := d.base[tCalendar].rows[0] // event 00000013
+	base13 := d.base[tCalendar].Row(0) // event 00000013
 	out, err := a.call("calendar_update_event", memberList{{"event_id", vStr("00000013")}, {"field", vStr("event_name")}, {"new_value", vStr("Changed")}}.members())
 	if err != nil || out.Str != "Event updated successfully." {
 		t.Fatalf("update: %v %v", out, err)
@@ -368,13 +368,13 @@ func TestWorldsAreCopyOnWrite(t *testing.T) {
 	if b.get(tCalendar) != d.base[tCalendar] || a.get(tEmails) != d.base[tEmails] {
 		t.Error("unwritten tables were copied")
 	}
-	if base13[cName].Str != "sync up" || d.base[tCalendar].rows[0][cName].Str != "sync up" {
-		t.Errorf("the base row changed: %v", d.base[tCalendar].rows[0])
+	if base13[cName].Str != "sync up" || d.base[tCalendar].At(0, cName).Str != "sync up" {
+		t.Errorf("the base row changed: %v", d.base[tCalendar].Row(0))
 	}
-	if a.get(tCalendar).rows[0][cName].Str != "Changed" {
+	if a.get(tCalendar).At(0, cName).Str != "Changed" {
 		t.Error("the world does not see its write")
 	}
-	if &a.get(tCalendar).rows[1][0] != &d.base[tCalendar].rows[1][0] {
+	if &a.get(tCalendar).Row(1)[0] != &d.base[tCalendar].Row(1)[0] {
 		t.Error("an unchanged row was copied")
 	}
 }

@@ -30,12 +30,12 @@ func TestForkLeavesTheCachedWorldAlone(t *testing.T) {
 	}
 	cached := d.newWorld()
 	replayOn(cached, log[:1])
-	before := len(cached.get(tEmails).rows)
+	before := cached.get(tEmails).Len()
 	crmBefore := cached.get(tCRM)
 
 	f := cached.fork()
 	replayOn(f, log[1:])
-	if n := len(cached.get(tEmails).rows); n != before {
+	if n := cached.get(tEmails).Len(); n != before {
 		t.Errorf("the cached world has %d emails after its fork wrote, want %d", n, before)
 	}
 	if cached.get(tCRM) != crmBefore {

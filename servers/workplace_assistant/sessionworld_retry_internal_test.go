@@ -104,6 +104,6 @@ func TestRetriedCommitCachesTheWorldItCommitted(t *testing.T) {
 	cached := s.worldAt(id, &l)
 	if eq, err := sameTables(cached, whole); err != nil || !eq {
 		t.Errorf("the cached world of version %d is not the log replayed (eq=%v err=%v): %d emails, want %d",
-			len(l.Calls), eq, err, len(cached.get(tEmails).rows), len(whole.get(tEmails).rows))
+			len(l.Calls), eq, err, cached.get(tEmails).Len(), whole.get(tEmails).Len())
 	}
 }

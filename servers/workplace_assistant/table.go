@@ -1,108 +1,36 @@
 package workplace
 
 import (
-	"encoding/csv"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/pycompat/pandas"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
-// A table is one of the reference's pandas DataFrames: named columns, rows
-// of cells and one integer index label per row (labels are compared by
-// verify, spec section 2.2).
-//
-// Tables are copy-on-write. The parsed base tables are shared by every
-// world; a world copies a table (its row list and labels, not the rows) the
-// first time it changes it, and copies a row the first time it changes a cell
-// of it. A table value is never modified once another world may see it.
-type table struct {
-	cols   []string // shared, read-only
-	rows   [][]value
-	labels []int
-}
+// A table is one of the reference's pandas DataFrames (pycompat/pandas:
+// named columns, rows of cells, one integer index label per row; labels are
+// compared by verify, spec section 2.2). Tables are copy-on-write: the parsed
+// base tables are shared by every world; a world clones a table (its row list
+// and labels, not the rows) the first time it changes it, and Set copies the
+// row it changes. A table is never modified once another world may see it.
+type table = pandas.Table
 
-// col returns the index of column name, or -1.
-func (t *table) col(name string) int { return slices.Index(t.cols, name) }
-
-// clone returns a copy that shares the rows.
-func (t *table) clone() *table {
-	return &table{cols: t.cols, rows: slices.Clone(t.rows), labels: slices.Clone(t.labels)}
-}
-
-// set changes one cell, copying the row first.
-func (t *table) set(row, col int, v value) {
-	r := slices.Clone(t.rows[row])
-	r[col] = v
-	t.rows[row] = r
-}
-
-// appendRow adds a row with the given label.
-func (t *table) appendRow(r []value, label int) {
-	t.rows = append(t.rows, r)
-	t.labels = append(t.labels, label)
-}
-
-// renumber sets the labels to 0..n-1 (pd.concat(..., ignore_index=True)).
-func (t *table) renumber() {
-	for i := range t.labels {
-		t.labels[i] = i
-	}
-}
-
-// keep keeps the rows for which keepRow is true, with their labels.
-func (t *table) keep(keepRow func(i int) bool) {
-	rows, labels := t.rows[:0:0], t.labels[:0:0]
-	for i := range t.rows {
-		if keepRow(i) {
-			rows = append(rows, t.rows[i])
-			labels = append(labels, t.labels[i])
-		}
-	}
-	t.rows, t.labels = rows, labels
-}
-
-// col is a read-only view of one column of a table, over all its rows or
-// over the rows idx (no copying).
-type col struct {
-	t   *table
-	idx []int // nil: every row
-	c   int
-}
-
-// column returns a view of column c.
-func (t *table) column(c int) col { return col{t: t, c: c} }
-
-// columnAt returns a view of column c restricted to the rows idx.
-func columnAt(t *table, idx []int, c int) col { return col{t: t, idx: idx, c: c} }
-
-func (k col) len() int {
-	if k.idx != nil {
-		return len(k.idx)
-	}
-	return len(k.t.rows)
-}
-
-func (k col) at(i int) value {
-	if k.idx != nil {
-		return k.t.rows[k.idx[i]][k.c]
-	}
-	return k.t.rows[i][k.c]
-}
-
-// record returns row i as a JSON object in column order (to_dict records).
-func (t *table) record(i int) value {
-	ms := make(object, len(t.cols))
-	for c, name := range t.cols {
+// record returns row i as a JSON object in column order (to_dict records),
+// as the reference's JSON answer shows it (outValue).
+func record(t *table, i int) value {
+	cols := t.Columns()
+	row := t.Row(i)
+	ms := make(object, len(cols))
+	for c, name := range cols {
 		ms[c].Key = name
-		ms[c].Value = outValue(t.rows[i][c])
+		ms[c].Value = outValue(row[c])
 	}
 	return ms.value()
 }
@@ -174,86 +102,55 @@ func loadDataset(dir string) (*dataset, error) {
 	}
 	for i, f := range files {
 		if i == tPlots {
-			d.base[i] = &table{cols: tableColumns[tPlots]}
+			d.base[i] = pandas.NewTable(tableColumns[tPlots]...)
 			continue
 		}
-		t, err := readTable(filepath.Join(dir, "processed", f), tableColumns[i])
+		t, err := readTable(filepath.Join(dir, "processed", f), pandas.CSVOptions{}, tableColumns[i])
 		if err != nil {
 			return nil, err
 		}
 		d.base[i] = t
 	}
-	a, err := readTable(filepath.Join(dir, "processed", "analytics_data.csv"), analyticsColumns)
+	a, err := readTable(filepath.Join(dir, "processed", "analytics_data.csv"), pandas.CSVOptions{}, analyticsColumns)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range a.rows {
-		r[aEngaged] = vBool(isStr(r[aEngaged]) && r[aEngaged].Str == "True")
+	for _, r := range a.Rows() {
+		r[aEngaged] = vBool(isStr(r[aEngaged]) && r[aEngaged].Str == "True") // the table is not shared yet
 	}
 	d.analytics = a
 
-	recs, err := readCSV(filepath.Join(dir, "raw", "email_addresses.csv"))
+	d.directory, err = readTable(filepath.Join(dir, "raw", "email_addresses.csv"), pandas.CSVOptions{Names: []string{"email_address"}}, nil)
 	if err != nil {
 		return nil, err
 	}
-	d.directory = &table{cols: []string{"email_address"}}
-	for i, r := range recs {
-		if len(r) != 1 {
-			return nil, fmt.Errorf("raw/email_addresses.csv: want one column, got %d", len(r))
-		}
-		var v value
-		if r[0] != "" {
-			v = vStr(r[0])
-		}
-		d.directory.appendRow([]value{v}, i)
-	}
 	d.baseRows = map[*value]struct{}{}
 	for _, t := range d.base {
-		for _, r := range t.rows {
+		for _, r := range t.Rows() {
 			d.baseRows[&r[0]] = struct{}{}
 		}
 	}
 	d.searchText = map[*value]string{}
-	for _, r := range d.base[tEmails].rows {
+	for _, r := range d.base[tEmails].Rows() {
 		d.searchText[&r[0]] = emailSearchText(r)
 	}
 	return d, nil
 }
 
-func readCSV(path string) ([][]string, error) {
+// readTable reads a CSV file as read_csv(path, dtype=str) does
+// (pandas.ReadCSV) and checks its header against want (nil: no check).
+func readTable(path string, o pandas.CSVOptions, want []string) (*table, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
+	t, err := pandas.ReadCSV(f, o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return recs, nil
-}
-
-func readTable(path string, want []string) (*table, error) {
-	recs, err := readCSV(path)
-	if err != nil {
-		return nil, err
-	}
-	if len(recs) == 0 || !slices.Equal(recs[0], want) {
-		var got []string
-		if len(recs) > 0 {
-			got = recs[0]
-		}
-		return nil, fmt.Errorf("%s: header %q, want %q", path, got, want)
-	}
-	t := &table{cols: want}
-	for i, rec := range recs[1:] {
-		row := make([]value, len(rec))
-		for c, s := range rec {
-			if s != "" {
-				row[c] = vStr(s)
-			}
-		}
-		t.appendRow(row, i)
+	if want != nil && !slices.Equal(t.Columns(), want) {
+		return nil, fmt.Errorf("%s: header %q, want %q", path, t.Columns(), want)
 	}
 	return t, nil
 }
@@ -262,10 +159,10 @@ func readTable(path string, want []string) (*table, error) {
 // converted by astype(float).
 func (d *dataset) floatAnalytics() *table {
 	d.analyticsFloatOnce.Do(func() {
-		t := d.analytics.clone()
-		for i := range t.rows {
-			if f, ok := pyFloatOf(t.rows[i][aDuration]); ok {
-				t.set(i, aDuration, vFloat(f))
+		t := d.analytics.Clone()
+		for i := range t.Len() {
+			if f, ok := pyFloatOf(t.At(i, aDuration)); ok {
+				t.Set(i, aDuration, pyval.FloatValue(f))
 			}
 		}
 		d.analyticsFloat = t
@@ -278,12 +175,7 @@ func pyFloatOf(v value) (float64, bool) {
 	if !isStr(v) {
 		return 0, false
 	}
-	s := pyStrip(v.Str)
-	if n, ok := parseIntLiteral(s); ok {
-		f, _ := new(big.Float).SetInt(n).Float64()
-		return f, true
-	}
-	f, err := strconv.ParseFloat(s, 64)
+	f, err := pyval.ParseFloat(v.Str)
 	return f, err == nil
 }
 
@@ -319,7 +211,7 @@ func (w *world) get(t int) *table { return w.tables[t] }
 func (w *world) mut(t int) *table {
 	w.writes++
 	if !w.owned[t] {
-		w.tables[t] = w.tables[t].clone()
+		w.tables[t] = w.tables[t].Clone()
 		w.owned[t] = true
 	}
 	return w.tables[t]
@@ -366,8 +258,8 @@ func (w *world) bytes() int64 {
 		if tab == w.data.base[t] {
 			continue // shared: not copied by this world (nor by the world it was forked from)
 		}
-		n += tableSize + int64(cap(tab.rows))*rowSize + int64(cap(tab.labels))*labelSize
-		for _, r := range tab.rows {
+		n += tableSize + int64(cap(tab.Rows()))*rowSize + int64(cap(tab.Labels()))*labelSize
+		for _, r := range tab.Rows() {
 			if len(r) == 0 || w.data.isBaseRow(&r[0]) {
 				continue
 			}

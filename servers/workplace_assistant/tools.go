@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"slices"
 	"strings"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/pycompat"
+	"github.com/gymkit/gymkit/pycompat/pandas"
+	"github.com/gymkit/gymkit/pycompat/pystr"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
 // args are one call's keyword arguments: the body's members (nulls dropped on
@@ -58,9 +61,9 @@ func (t *toolDef) bind(body []framework.Member) (args, error) {
 	for _, m := range body {
 		switch {
 		case m.Key == "self":
-			return nil, typeError(fmt.Sprintf("%s.%s() got multiple values for argument 'self'", t.class, t.method))
+			return nil, pycompat.TypeError(fmt.Sprintf("%s.%s() got multiple values for argument 'self'", t.class, t.method))
 		case !slices.Contains(t.params, m.Key):
-			return nil, typeError(fmt.Sprintf("%s.%s() got an unexpected keyword argument '%s'", t.class, t.method, m.Key))
+			return nil, pycompat.TypeError(fmt.Sprintf("%s.%s() got an unexpected keyword argument '%s'", t.class, t.method, m.Key))
 		}
 		a[m.Key] = m.Value
 	}
@@ -90,7 +93,7 @@ func (w *world) callTracked(name string, body []framework.Member) (out value, wr
 func (w *world) callBefore(ctx context.Context, name string, body []framework.Member) (out value, wrote bool, err error) {
 	t, ok := toolByName[name]
 	if !ok {
-		return value{}, false, &pyErr{"KeyError", reprString(name)}
+		return value{}, false, pycompat.KeyError(name)
 	}
 	a, err := t.bind(body)
 	if err != nil {
@@ -109,200 +112,24 @@ func (w *world) callBefore(ctx context.Context, name string, body []framework.Me
 	return out, wrote, err
 }
 
-// --- pandas column helpers ---
-
-// checkStrAccessor is the validation of Series.str: a column whose non-missing
-// values are all numbers, or all bools, has no .str accessor.
-func checkStrAccessor(k col) error {
-	nums, bools, other := 0, 0, 0
-	for i := range k.len() {
-		v := k.at(i)
-		switch {
-		case isMissing(v):
-		case v.Kind == framework.KindNumber:
-			nums++
-		case v.Kind == framework.KindBool:
-			bools++
-		default:
-			other++
-		}
-	}
-	if other == 0 && (nums > 0) != (bools > 0) {
-		return attributeError("Can only use .str accessor with string values!")
-	}
-	return nil
-}
-
-// na is a three-valued mask entry.
-type na uint8
-
-const (
-	naFalse na = iota
-	naTrue
-	naMissing
-)
-
-// strContains is Series.str.contains(pattern, case=False): a regex search per
-// cell; missing and non-string cells give NA.
-func strContains(k col, pattern value) ([]na, error) {
-	if err := checkStrAccessor(k); err != nil {
-		return nil, err
-	}
-	if !isStr(pattern) {
-		return nil, typeError("first argument must be string or compiled pattern")
-	}
-	re, err := compilePython(pattern.Str, reIgnoreCase)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]na, k.len())
-	for i := range out {
-		v := k.at(i)
-		if !isStr(v) {
-			out[i] = naMissing
-			continue
-		}
-		ok, err := re.search(v.Str)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out[i] = naTrue
-		}
-	}
-	return out, nil
-}
-
-// boolMask turns a contains result into a boolean indexer, as df[mask] needs:
-// any NA raises.
-func boolMask(m []na) ([]bool, error) {
-	out := make([]bool, len(m))
-	for i, x := range m {
-		if x == naMissing {
-			return nil, valueError("Cannot mask with non-boolean array containing NA / NaN values")
-		}
-		out[i] = x == naTrue
-	}
-	return out, nil
-}
-
-// eqMask is Series == v (object dtype): Python == per cell; a list must have
-// the column's length.
-func eqMask(k col, v value) ([]bool, error) {
-	out := make([]bool, k.len())
-	if v.Kind == framework.KindArray {
-		if len(v.Items) != k.len() {
-			return nil, valueError(fmt.Sprintf("('Lengths must match to compare', (%d,), (%d,))", k.len(), len(v.Items)))
-		}
-		for i := range out {
-			out[i] = pyEq(k.at(i), v.Items[i])
-		}
-		return out, nil
-	}
-	for i := range out {
-		out[i] = pyEq(k.at(i), v)
-	}
-	return out, nil
-}
-
-// inValues is `v in series.values` (numpy: (arr == v).any()).
-func inValues(k col, v value) bool {
-	if v.Kind == framework.KindArray || v.Kind == framework.KindObject {
-		return false
-	}
-	for i := range k.len() {
-		if pyEq(k.at(i), v) {
-			return true
-		}
-	}
-	return false
-}
-
-// cmpMask is Series <op> bound for object dtype (pandas' scalar_compare):
-// missing cells give False; an incomparable pair raises TypeError.
-func cmpMask(k col, op string, bound value) ([]bool, error) {
-	if bound.Kind == framework.KindArray && len(bound.Items) != k.len() {
-		return nil, valueError(fmt.Sprintf("('Lengths must match to compare', (%d,), (%d,))", k.len(), len(bound.Items)))
-	}
-	out := make([]bool, k.len())
-	for i := range out {
-		c := k.at(i)
-		if isMissing(c) {
-			continue
-		}
-		b := bound
-		if bound.Kind == framework.KindArray {
-			b = bound.Items[i]
-		}
-		ok, err := pyOrder(c, op, b)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = ok
-	}
-	return out, nil
-}
-
-// objectMax is Series.max() of an object column (numpy's maximum.reduce with
-// `>=`, missing cells replaced by -inf); ok is false for an empty column
-// (NaN).
-func objectMax(k col) (value, bool, error) {
-	if k.len() == 0 {
-		return value{}, false, nil
-	}
-	fill := func(v value) value {
-		if isMissing(v) {
-			return vFloat(math.Inf(-1))
-		}
-		return v
-	}
-	acc := fill(k.at(0))
-	for i := 1; i < k.len(); i++ {
-		v := fill(k.at(i))
-		ge, err := pyOrder(acc, ">=", v)
-		if err != nil {
-			return value{}, false, err
-		}
-		if !ge {
-			acc = v
-		}
-	}
-	return acc, true, nil
-}
-
 // nextID is str(int(column.max()) + 1), zero-padded to 8 when pad is set.
-func nextID(k col, pad bool) (string, error) {
-	mx, ok, err := objectMax(k)
+func nextID(k pandas.Series, pad bool) (string, error) {
+	mx, ok, err := k.Max()
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		return "", valueError("cannot convert float NaN to integer")
+		return "", pycompat.ValueError("cannot convert float NaN to integer")
 	}
-	n, err := pyInt(mx)
+	n, err := pyval.Int(mx)
 	if err != nil {
 		return "", err
 	}
 	s := new(big.Int).Add(n, big.NewInt(1)).String()
 	if pad {
-		s = zfill8(s)
+		s = pystr.ZFill(s, 8)
 	}
 	return s, nil
-}
-
-// lowerColumn is Series.str.lower(): missing and non-string cells become
-// missing.
-func lowerColumn(k col) ([]value, error) {
-	if err := checkStrAccessor(k); err != nil {
-		return nil, err
-	}
-	out := make([]value, k.len())
-	for i := range out {
-		if v := k.at(i); isStr(v) {
-			out[i] = vStr(pyLower(v.Str))
-		}
-	}
-	return out, nil
 }
 
 // rowsWhere returns the indexes of rows (among idx) for which keep is true.
@@ -317,7 +144,7 @@ func rowsWhere(idx []int, keep []bool) []int {
 }
 
 func allRows(t *table) []int {
-	idx := make([]int, len(t.rows))
+	idx := make([]int, t.Len())
 	for i := range idx {
 		idx[i] = i
 	}
@@ -327,7 +154,7 @@ func allRows(t *table) []int {
 func records(t *table, idx []int) value {
 	items := make([]value, len(idx))
 	for k, i := range idx {
-		items[k] = t.record(i)
+		items[k] = record(t, i)
 	}
 	return vList(items)
 }
@@ -337,44 +164,43 @@ func records(t *table, idx []int) value {
 type pagination struct {
 	page       value // the clamped page, as echoed
 	totalPages value
-	start, end num
+	start, end any // Python ints (or floats, which slicing refuses)
 }
 
-// paginate runs the reference's arithmetic:
+// paginate runs the reference's arithmetic with Python's semantics
+// (pycompat/pyval):
 //
 //	total_pages = (total + page_size - 1) // page_size
 //	page = max(1, min(page, total_pages)) if total_pages > 0 else 1
 //	start = (page - 1) * page_size; end = min(start + page_size, total)
 func paginate(total int, page, pageSize value) (pagination, error) {
 	var pg pagination
-	ps, ok := toNum(pageSize)
-	if !ok {
-		return pg, typeError("unsupported operand type(s) for +: 'int' and '" + typeName(pageSize) + "'")
-	}
-	t1, err := arith(intNum(total), '+', ps)
+	t1, err := pyval.Add(total, pageSize)
 	if err != nil {
 		return pg, err
 	}
-	t2, err := arith(t1, '-', intNum(1))
+	t2, err := pyval.Sub(t1, 1)
 	if err != nil {
 		return pg, err
 	}
-	tp, err := arith(t2, '/', ps)
+	tp, err := pyval.FloorDiv(t2, pageSize)
 	if err != nil {
 		return pg, err
 	}
-	pg.totalPages = tp.value()
+	if pg.totalPages, err = pyval.ToValue(tp); err != nil {
+		return pg, err
+	}
 	p := vInt(1)
-	if c, ok := tp.cmp(intNum(0)); ok && c > 0 {
+	if pos, _ := pyval.Compare(tp, ">", 0); pos {
 		m := page
-		lt, err := pyOrder(tp.value(), "<", page)
+		lt, err := pyval.Compare(tp, "<", page)
 		if err != nil {
 			return pg, err
 		}
 		if lt {
-			m = tp.value()
+			m = pg.totalPages
 		}
-		gt, err := pyOrder(m, ">", vInt(1))
+		gt, err := pyval.Compare(m, ">", 1)
 		if err != nil {
 			return pg, err
 		}
@@ -383,51 +209,25 @@ func paginate(total int, page, pageSize value) (pagination, error) {
 		}
 	}
 	pg.page = p
-	pn, ok := toNum(p)
-	if !ok {
-		return pg, typeError("unsupported operand type(s) for -: '" + typeName(p) + "' and 'int'")
-	}
-	pm1, err := arith(pn, '-', intNum(1))
+	pm1, err := pyval.Sub(p, 1)
 	if err != nil {
 		return pg, err
 	}
-	if pg.start, err = arith(pm1, '*', ps); err != nil {
+	if pg.start, err = pyval.Mul(pm1, pageSize); err != nil {
 		return pg, err
 	}
-	se, err := arith(pg.start, '+', ps)
-	if err != nil {
+	if pg.end, err = pyval.Add(pg.start, pageSize); err != nil {
 		return pg, err
 	}
-	pg.end = se
-	if c, ok := intNum(total).cmp(se); ok && c < 0 {
-		pg.end = intNum(total)
+	if lt, _ := pyval.Compare(total, "<", pg.end); lt {
+		pg.end = total
 	}
 	return pg, nil
 }
 
 // slice returns list[start:end] bounds for a list of length n.
 func (pg pagination) slice(n int) (int, int, error) {
-	if !pg.start.isInt() || !pg.end.isInt() {
-		return 0, 0, typeError("slice indices must be integers or None or have an __index__ method")
-	}
-	norm := func(x *big.Int) int {
-		v := new(big.Int).Set(x)
-		if v.Sign() < 0 {
-			v.Add(v, big.NewInt(int64(n)))
-			if v.Sign() < 0 {
-				return 0
-			}
-		}
-		if v.Cmp(big.NewInt(int64(n))) > 0 {
-			return n
-		}
-		return int(v.Int64())
-	}
-	lo, hi := norm(pg.start.i), norm(pg.end.i)
-	if hi < lo {
-		hi = lo
-	}
-	return lo, hi, nil
+	return pyval.SliceBounds(n, pg.start, pg.end)
 }
 
 // pageObject builds {"<items>": [...], "pagination": {...}}.
@@ -450,7 +250,7 @@ func validEventID(v value) bool {
 	}
 	n := 0
 	for _, r := range v.Str {
-		if !isPyDigit(r) {
+		if !pystr.IsDigitChar(r) {
 			return false
 		}
 		n++

@@ -2,6 +2,10 @@ package workplace
 
 import (
 	"sort"
+
+	"github.com/gymkit/gymkit/pycompat"
+	"github.com/gymkit/gymkit/pycompat/pandas"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
 // The calendar and analytics toolkits (spec sections 4.3 and 4.4).
@@ -36,9 +40,9 @@ func init() {
 func getEventInformation(w *world, a args) (value, error) {
 	id, field := a.get("event_id", vNone()), a.get("field", vNone())
 	switch {
-	case !truthy(id):
+	case !pyval.Truthy(id):
 		return vStr("Event ID not provided."), nil
-	case !truthy(field):
+	case !pyval.Truthy(field):
 		return vStr("Field not provided."), nil
 	case !validEventID(id):
 		return vStr(invalidEventID), nil
@@ -46,10 +50,10 @@ func getEventInformation(w *world, a args) (value, error) {
 		return vStr("Invalid field. Available fields are: " + joinNames(eventGetFields)), nil
 	}
 	t := w.get(tCalendar)
-	for _, r := range t.rows {
-		if pyEq(r[cID], id) {
+	for _, r := range t.Rows() {
+		if pyval.Equal(&r[cID], &id) {
 			var o object
-			o.add(field.Str, outValue(r[t.col(field.Str)]))
+			o.add(field.Str, outValue(r[t.Col(field.Str)]))
 			return o.value(), nil
 		}
 	}
@@ -58,10 +62,10 @@ func getEventInformation(w *world, a args) (value, error) {
 
 // parseBound parses a time bound; ok is false when pandas raised ValueError
 // (the tool's own message), other exceptions propagate.
-func parseBound(v value) (timestamp, bool, error) {
-	ts, err := parseTimestamp(v)
+func parseBound(v value) (pandas.Timestamp, bool, error) {
+	ts, err := pandas.ToTimestamp(v)
 	if err != nil {
-		if isValueError(err) {
+		if pycompat.IsInstance(err, "ValueError") {
 			return ts, false, nil
 		}
 		return ts, false, err
@@ -73,8 +77,8 @@ func searchEvents(w *world, a args) (value, error) {
 	query := a.get("query", vStr(""))
 	timeMin, timeMax := a.get("time_min", vNone()), a.get("time_max", vNone())
 	page, pageSize := a.get("page", vInt(1)), a.get("page_size", vInt(5))
-	var tmin, tmax timestamp
-	if truthy(timeMin) {
+	var tmin, tmax pandas.Timestamp
+	if pyval.Truthy(timeMin) {
 		ts, ok, err := parseBound(timeMin)
 		if err != nil {
 			return value{}, err
@@ -84,7 +88,7 @@ func searchEvents(w *world, a args) (value, error) {
 		}
 		tmin = ts
 	}
-	if truthy(timeMax) {
+	if pyval.Truthy(timeMax) {
 		ts, ok, err := parseBound(timeMax)
 		if err != nil {
 			return value{}, err
@@ -95,28 +99,28 @@ func searchEvents(w *world, a args) (value, error) {
 		tmax = ts
 	}
 	t := w.get(tCalendar)
-	byName, err := strContains(t.column(cName), query)
+	byName, err := t.Column(cName).StrContains(query, false)
 	if err != nil {
 		return value{}, err
 	}
-	byEmail, err := strContains(t.column(cEmail), query)
+	byEmail, err := t.Column(cEmail).StrContains(query, false)
 	if err != nil {
 		return value{}, err
 	}
 	var events []int
-	for i := range t.rows {
-		if byName[i] == naTrue || byEmail[i] == naTrue { // na=False
+	for i := range t.Rows() {
+		if byName[i] == pandas.True || byEmail[i] == pandas.True { // na=False
 			events = append(events, i)
 		}
 	}
-	filter := func(bound timestamp, cmp func(a, b timestamp) (bool, error)) error {
+	filter := func(bound pandas.Timestamp, op string) error {
 		var out []int
 		for _, i := range events {
-			ts, err := parseTimestamp(t.rows[i][cStart])
+			ts, err := pandas.ToTimestamp(t.At(i, cStart))
 			if err != nil {
 				return err
 			}
-			ok, err := cmp(ts, bound)
+			ok, err := ts.Compare(op, bound)
 			if err != nil {
 				return err
 			}
@@ -127,13 +131,13 @@ func searchEvents(w *world, a args) (value, error) {
 		events = out
 		return nil
 	}
-	if truthy(timeMin) {
-		if err := filter(tmin, tsGE); err != nil {
+	if pyval.Truthy(timeMin) {
+		if err := filter(tmin, ">="); err != nil {
 			return value{}, err
 		}
 	}
-	if truthy(timeMax) {
-		if err := filter(tmax, tsLE); err != nil {
+	if pyval.Truthy(timeMax) {
+		if err := filter(tmax, "<="); err != nil {
 			return value{}, err
 		}
 	}
@@ -141,9 +145,9 @@ func searchEvents(w *world, a args) (value, error) {
 		return vStr("No events found."), nil
 	}
 	// events.sort(key=Timestamp(event_start), reverse=True): stable.
-	keys := make([]timestamp, len(events))
+	keys := make([]pandas.Timestamp, len(events))
 	for k, i := range events {
-		ts, err := parseTimestamp(t.rows[i][cStart])
+		ts, err := pandas.ToTimestamp(t.At(i, cStart))
 		if err != nil {
 			return value{}, err
 		}
@@ -152,12 +156,12 @@ func searchEvents(w *world, a args) (value, error) {
 	if len(keys) > 1 {
 		naive, aware := false, false
 		for _, k := range keys {
-			if !k.nat {
-				naive, aware = naive || !k.aware, aware || k.aware
+			if !k.IsNaT() {
+				naive, aware = naive || !k.Aware(), aware || k.Aware()
 			}
 		}
 		if naive && aware {
-			return value{}, typeError("Cannot compare tz-naive and tz-aware timestamps")
+			return value{}, pycompat.TypeError("Cannot compare tz-naive and tz-aware timestamps")
 		}
 	}
 	perm := make([]int, len(events))
@@ -165,7 +169,7 @@ func searchEvents(w *world, a args) (value, error) {
 		perm[i] = i
 	}
 	sort.SliceStable(perm, func(x, y int) bool {
-		c, ok, _ := cmpTS(keys[perm[y]], keys[perm[x]])
+		c, ok, _ := keys[perm[y]].Cmp(keys[perm[x]])
 		return ok && c < 0
 	})
 	sorted := make([]int, len(events))
@@ -186,9 +190,9 @@ func searchEvents(w *world, a args) (value, error) {
 // checkDuration is the reference's int(duration) validation; msg is the
 // tool's message when the duration is refused.
 func checkDuration(v value) (msg string, err error) {
-	n, err := pyInt(v)
+	n, err := pyval.Int(v)
 	if err != nil {
-		if isValueError(err) {
+		if pycompat.IsInstance(err, "ValueError") {
 			return "Invalid duration format. Expected a number of minutes.", nil
 		}
 		return "", err
@@ -203,13 +207,13 @@ func createEvent(w *world, a args) (value, error) {
 	name, email := a.get("event_name", vNone()), a.get("participant_email", vNone())
 	start, duration := a.get("event_start", vNone()), a.get("duration", vNone())
 	switch {
-	case !truthy(name):
+	case !pyval.Truthy(name):
 		return vStr("Event name not provided."), nil
-	case !truthy(email):
+	case !pyval.Truthy(email):
 		return vStr("Participant email not provided."), nil
-	case !truthy(start):
+	case !pyval.Truthy(start):
 		return vStr("Event start not provided."), nil
-	case !truthy(duration):
+	case !pyval.Truthy(duration):
 		return vStr("Event duration not provided."), nil
 	}
 	if _, ok, err := parseBound(start); err != nil {
@@ -226,35 +230,35 @@ func createEvent(w *world, a args) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	id, err := nextID(w.get(tCalendar).column(cID), true)
+	id, err := nextID(w.get(tCalendar).Column(cID), true)
 	if err != nil {
 		return value{}, err
 	}
 	// pd.concat without ignore_index: the new row's label is 0.
-	w.mut(tCalendar).appendRow([]value{vStr(id), name, low, start, duration}, 0)
+	w.mut(tCalendar).Append([]value{vStr(id), name, low, start, duration}, 0)
 	return vStr(id), nil
 }
 
 func deleteEvent(w *world, a args) (value, error) {
 	id := a.get("event_id", vNone())
 	switch {
-	case !truthy(id):
+	case !pyval.Truthy(id):
 		return vStr("Event ID not provided."), nil
 	case !validEventID(id):
 		return vStr(invalidEventID), nil
 	}
-	if !inValues(w.get(tCalendar).column(cID), id) {
+	if !w.get(tCalendar).Column(cID).Contains(id) {
 		return vStr("Event not found."), nil
 	}
 	t := w.mut(tCalendar)
-	t.keep(func(i int) bool { return !pyEq(t.rows[i][cID], id) })
+	t.Keep(func(i int) bool { return !pyval.Equal(&t.Row(i)[cID], &id) })
 	return vStr("Event deleted successfully."), nil
 }
 
 func updateEvent(w *world, a args) (value, error) {
 	id, field, nv := a.get("event_id", vNone()), a.get("field", vNone()), a.get("new_value", vNone())
 	switch {
-	case !truthy(id) || !truthy(field) || !truthy(nv):
+	case !pyval.Truthy(id) || !pyval.Truthy(field) || !pyval.Truthy(nv):
 		return vStr("Event ID, field, or new value not provided."), nil
 	case !validEventID(id):
 		return vStr(invalidEventID), nil
@@ -275,7 +279,7 @@ func updateEvent(w *world, a args) (value, error) {
 			return vStr(msg), nil
 		}
 	}
-	if !inValues(w.get(tCalendar).column(cID), id) {
+	if !w.get(tCalendar).Column(cID).Contains(id) {
 		return vStr("Event not found."), nil
 	}
 	if field.Str == "participant_email" {
@@ -285,10 +289,10 @@ func updateEvent(w *world, a args) (value, error) {
 		}
 	}
 	t := w.mut(tCalendar)
-	c := t.col(field.Str)
-	for i := range t.rows {
-		if pyEq(t.rows[i][cID], id) {
-			t.set(i, c, nv)
+	c := t.Col(field.Str)
+	for i := range t.Rows() {
+		if pyval.Equal(&t.Row(i)[cID], &id) {
+			t.Set(i, c, nv)
 		}
 	}
 	return vStr("Event updated successfully."), nil
@@ -298,11 +302,11 @@ func updateEvent(w *world, a args) (value, error) {
 
 func getVisitorInformation(w *world, a args) (value, error) {
 	id := a.get("visitor_id", vNone())
-	if !truthy(id) {
+	if !pyval.Truthy(id) {
 		return vStr("Visitor ID not provided."), nil
 	}
 	t := w.analytics()
-	m, err := eqMask(t.column(aVisitor), id)
+	m, err := t.Column(aVisitor).Eq(id)
 	if err != nil {
 		return value{}, err
 	}
@@ -317,33 +321,33 @@ func createPlot(w *world, a args) (value, error) {
 	tmin, tmax := a.get("time_min", vNone()), a.get("time_max", vNone())
 	what, kind := a.get("value_to_plot", vNone()), a.get("plot_type", vNone())
 	switch {
-	case !truthy(tmin):
+	case !pyval.Truthy(tmin):
 		return vStr("Start date not provided."), nil
-	case !truthy(tmax):
+	case !pyval.Truthy(tmax):
 		return vStr("End date not provided."), nil
 	case !inList(what, plotValues...):
 		return vStr("Value to plot must be one of 'total_visits', 'session_duration_seconds', 'user_engaged', 'visits_direct', 'visits_referral', 'visits_search_engine', 'visits_social_media'"), nil
 	case !inList(kind, plotTypes...):
 		return vStr("Plot type must be one of 'bar', 'line', 'scatter', or 'histogram'"), nil
 	}
-	path := "plots/" + pyStr(tmin) + "_" + pyStr(tmax) + "_" + what.Str + "_" + kind.Str + ".png"
+	path := "plots/" + pyval.Str(tmin) + "_" + pyval.Str(tmax) + "_" + what.Str + "_" + kind.Str + ".png"
 	t := w.mut(tPlots)
-	t.appendRow([]value{vStr(path)}, len(t.rows)) // .loc[len(df)] = [...]
+	t.Append([]value{vStr(path)}, t.Len()) // .loc[len(df)] = [...]
 	return vStr(path), nil
 }
 
 // visitsInRange applies the reference's string bounds on date_of_visit.
 func visitsInRange(t *table, tmin, tmax value) ([]int, error) {
 	idx := allRows(t)
-	if truthy(tmin) {
-		m, err := cmpMask(columnAt(t, idx, aDate), ">=", tmin)
+	if pyval.Truthy(tmin) {
+		m, err := t.ColumnAt(aDate, idx).Compare(">=", tmin)
 		if err != nil {
 			return nil, err
 		}
 		idx = rowsWhere(idx, m)
 	}
-	if truthy(tmax) {
-		m, err := cmpMask(columnAt(t, idx, aDate), "<=", tmax)
+	if pyval.Truthy(tmax) {
+		m, err := t.ColumnAt(aDate, idx).Compare("<=", tmax)
 		if err != nil {
 			return nil, err
 		}
@@ -362,7 +366,7 @@ func groupByDate(t *table, idx []int, f func(i int) float64, asFloat bool, mean 
 	groups := map[string]*agg{}
 	var keys []string
 	for _, i := range idx {
-		k := pyStr(t.rows[i][aDate])
+		k := pyval.Str(&t.Row(i)[aDate])
 		g, ok := groups[k]
 		if !ok {
 			g = &agg{}
@@ -378,9 +382,9 @@ func groupByDate(t *table, idx []int, f func(i int) float64, asFloat bool, mean 
 		g := groups[k]
 		switch {
 		case mean:
-			o.add(k, vFloat(g.sum/float64(g.count)))
+			o.add(k, pyval.FloatValue(g.sum/float64(g.count)))
 		case asFloat:
-			o.add(k, vFloat(g.sum))
+			o.add(k, pyval.FloatValue(g.sum))
 		default:
 			o.add(k, vInt(int(g.sum)))
 		}
@@ -407,7 +411,7 @@ func engagedUsersCount(w *world, a args) (value, error) {
 		return value{}, err
 	}
 	return groupByDate(t, idx, func(i int) float64 {
-		if truthy(t.rows[i][aEngaged]) {
+		if pyval.Truthy(&t.Row(i)[aEngaged]) {
 			return 1
 		}
 		return 0
@@ -421,10 +425,10 @@ func trafficSourceCount(w *world, a args) (value, error) {
 		return value{}, err
 	}
 	source := a.get("traffic_source", vNone())
-	if !truthy(source) {
+	if !pyval.Truthy(source) {
 		return groupByDate(t, idx, func(int) float64 { return 1 }, false, false), nil
 	}
-	m, err := eqMask(columnAt(t, idx, aSource), source)
+	m, err := t.ColumnAt(aSource, idx).Eq(source)
 	if err != nil {
 		return value{}, err
 	}
@@ -447,25 +451,20 @@ func averageSessionDuration(w *world, a args) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	if !truthy(tmin) && !truthy(tmax) {
+	if !pyval.Truthy(tmin) && !pyval.Truthy(tmax) {
 		// data is the session's own table: astype(float) converts it for the
 		// rest of the session.
 		w.analyticsConverted = true
 		t = w.analytics()
 	}
 	return groupByDate(t, idx, func(i int) float64 {
-		f, _ := cellFloat(t.rows[i][aDuration])
+		f, _ := cellFloat(t.At(i, aDuration))
 		return f
 	}, true, true), nil
 }
 
 // cellFloat is float(cell) for the analytics durations.
 func cellFloat(v value) (float64, bool) {
-	if f, ok := pyFloatOf(v); ok {
-		return f, true
-	}
-	if n, ok := toNum(v); ok {
-		return n.float(), true
-	}
-	return 0, false
+	f, err := pyval.Float(v)
+	return f, err == nil
 }

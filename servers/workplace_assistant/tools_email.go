@@ -4,6 +4,9 @@ import (
 	"strings"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/pycompat/pandas"
+	"github.com/gymkit/gymkit/pycompat/pystr"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
 // The company directory and email toolkits (spec sections 4.1 and 4.2).
@@ -36,18 +39,18 @@ func findEmailAddress(w *world, a args) (value, error) {
 		return value{}, err
 	}
 	dir := w.data.directory
-	m, err := strContains(dir.column(0), low)
+	m, err := dir.Column(0).StrContains(low, false)
 	if err != nil {
 		return value{}, err
 	}
-	keep, err := boolMask(m)
+	keep, err := pandas.Mask(m)
 	if err != nil {
 		return value{}, err
 	}
 	out := []value{}
 	for i, k := range keep {
 		if k {
-			out = append(out, dir.rows[i][0])
+			out = append(out, dir.At(i, 0))
 		}
 	}
 	return vList(out), nil
@@ -64,15 +67,15 @@ func wrapped(prefix string, v value, err error) (value, error) {
 
 func getEmailInformation(w *world, a args) (value, error) {
 	id, field := a.get("email_id", vNone()), a.get("field", vNone())
-	if !truthy(id) {
+	if !pyval.Truthy(id) {
 		return vStr("Email ID not provided."), nil
 	}
-	if !truthy(field) {
+	if !pyval.Truthy(field) {
 		return vStr("Field not provided."), nil
 	}
 	v, err := func() (value, error) {
 		t := w.get(tEmails)
-		m, err := eqMask(t.column(eID), id)
+		m, err := t.Column(eID).Eq(id)
 		if err != nil {
 			return value{}, err
 		}
@@ -80,17 +83,17 @@ func getEmailInformation(w *world, a args) (value, error) {
 			if !ok {
 				continue
 			}
-			if err := hashable(field); err != nil {
+			if err := pyval.CheckHashable(field); err != nil {
 				return value{}, err
 			}
 			if isStr(field) {
-				if c := t.col(field.Str); c >= 0 {
+				if c := t.Col(field.Str); c >= 0 {
 					var o object
-					o.add(field.Str, outValue(t.rows[i][c]))
+					o.add(field.Str, outValue(t.At(i, c)))
 					return o.value(), nil
 				}
 			}
-			return vStr("Field '" + pyStr(field) + "' not found. Available fields: " + joinNames(emailFields)), nil
+			return vStr("Field '" + pyval.Str(field) + "' not found. Available fields: " + joinNames(emailFields)), nil
 		}
 		return vStr("Email not found."), nil
 	}()
@@ -104,7 +107,7 @@ func searchEmails(w *world, a args) (value, error) {
 
 // emailSearchText is f"{subject} {body} {sender/recipient}".lower().
 func emailSearchText(r []value) string {
-	return pyLower(pyStr(r[eSubject]) + " " + pyStr(r[eBody]) + " " + pyStr(r[eAddr]))
+	return pystr.Lower(pyval.Str(r[eSubject]) + " " + pyval.Str(r[eBody]) + " " + pyval.Str(r[eAddr]))
 }
 
 func searchEmailsInner(w *world, a args) (value, error) {
@@ -116,10 +119,10 @@ func searchEmailsInner(w *world, a args) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	words := pySplit(q.Str)
+	words := pystr.Split(q.Str)
 	t := w.get(tEmails)
 	var matched []int
-	for i, r := range t.rows {
+	for i, r := range t.Rows() {
 		combined, ok := w.data.searchText[&r[0]]
 		if !ok {
 			combined = emailSearchText(r)
@@ -136,17 +139,17 @@ func searchEmailsInner(w *world, a args) (value, error) {
 		}
 	}
 	// pd.to_datetime of the matches, then sort_values(ascending=False).
-	keys := make([]timestamp, len(matched))
+	keys := make([]pandas.Timestamp, len(matched))
 	for k, i := range matched {
-		ts, err := parseTimestamp(t.rows[i][eSent])
+		ts, err := pandas.ToTimestamp(t.At(i, eSent))
 		if err != nil {
 			return value{}, err
 		}
 		keys[k] = ts
 	}
 	var sortErr error
-	order := sortDescendingNumpy(len(matched), func(i, j int) bool {
-		c, ok, err := cmpTS(keys[i], keys[j])
+	order := pandas.SortDescending(len(matched), func(i, j int) bool {
+		c, ok, err := keys[i].Cmp(keys[j])
 		if err != nil && sortErr == nil {
 			sortErr = err
 		}
@@ -162,16 +165,16 @@ func searchEmailsInner(w *world, a args) (value, error) {
 	filter := func(bound value, keep func(e, b int64) bool) error {
 		var out []int
 		for _, i := range emails {
-			ets, err := parseTimestamp(t.rows[i][eSent])
+			ets, err := pandas.ToTimestamp(t.At(i, eSent))
 			if err != nil {
 				return err
 			}
-			bts, err := parseTimestamp(bound)
+			bts, err := pandas.ToTimestamp(bound)
 			if err != nil {
 				return err
 			}
-			ed, ok1 := ets.date()
-			bd, ok2 := bts.date()
+			ed, ok1 := ets.Day()
+			bd, ok2 := bts.Day()
 			if ok1 && ok2 && keep(ed, bd) {
 				out = append(out, i)
 			}
@@ -179,12 +182,12 @@ func searchEmailsInner(w *world, a args) (value, error) {
 		emails = out
 		return nil
 	}
-	if truthy(dateMin) {
+	if pyval.Truthy(dateMin) {
 		if err := filter(dateMin, func(e, b int64) bool { return e >= b }); err != nil {
 			return value{}, err
 		}
 	}
-	if truthy(dateMax) {
+	if pyval.Truthy(dateMax) {
 		if err := filter(dateMax, func(e, b int64) bool { return e <= b }); err != nil {
 			return value{}, err
 		}
@@ -206,16 +209,16 @@ func searchEmailsInner(w *world, a args) (value, error) {
 // checkRecipient is the unwrapped `"@" not in recipient or "." not in
 // recipient` test; ok is false for an invalid address.
 func checkRecipient(r value) (bool, error) {
-	at, err := pyIn("@", r)
+	at, err := pyval.Contains(r, "@")
 	if err != nil || !at {
 		return false, err
 	}
-	return pyIn(".", r)
+	return pyval.Contains(r, ".")
 }
 
 func sendEmail(w *world, a args) (value, error) {
 	r, s, b := a.get("recipient", vNone()), a.get("subject", vNone()), a.get("body", vNone())
-	if !truthy(r) || !truthy(s) || !truthy(b) {
+	if !pyval.Truthy(r) || !pyval.Truthy(s) || !pyval.Truthy(b) {
 		return vStr("Recipient, subject, or body not provided."), nil
 	}
 	ok, err := checkRecipient(r)
@@ -232,14 +235,14 @@ func sendEmail(w *world, a args) (value, error) {
 		}
 		t := w.get(tEmails)
 		id := "1"
-		if len(t.rows) > 0 {
-			if id, err = nextID(t.column(eID), false); err != nil {
+		if t.Len() > 0 {
+			if id, err = nextID(t.Column(eID), false); err != nil {
 				return value{}, err
 			}
 		}
 		t = w.mut(tEmails)
-		t.appendRow([]value{vStr(id), vStr("outbox"), low, s, vStr(nowDatetime), b}, 0)
-		t.renumber()
+		t.Append([]value{vStr(id), vStr("outbox"), low, s, vStr(nowDatetime), b}, 0)
+		t.ResetIndex()
 		return vStr("Email sent successfully."), nil
 	}()
 	return wrapped("Error sending email: ", v, err)
@@ -247,22 +250,22 @@ func sendEmail(w *world, a args) (value, error) {
 
 func deleteEmail(w *world, a args) (value, error) {
 	id := a.get("email_id", vNone())
-	if !truthy(id) {
+	if !pyval.Truthy(id) {
 		return vStr("Email ID not provided."), nil
 	}
 	t := w.get(tEmails)
-	if !inValues(t.column(eID), id) {
+	if !t.Column(eID).Contains(id) {
 		return vStr("Email not found."), nil
 	}
 	t = w.mut(tEmails)
-	t.keep(func(i int) bool { return !pyEq(t.rows[i][eID], id) })
+	t.Keep(func(i int) bool { return !pyval.Equal(&t.Row(i)[eID], &id) })
 	return vStr("Email deleted successfully."), nil
 }
 
 // firstEmail returns the first row whose id equals id.
 func firstEmail(t *table, id value) (int, bool) {
-	for i, r := range t.rows {
-		if pyEq(r[eID], id) {
+	for i, r := range t.Rows() {
+		if pyval.Equal(&r[eID], &id) {
 			return i, true
 		}
 	}
@@ -271,7 +274,7 @@ func firstEmail(t *table, id value) (int, bool) {
 
 func forwardEmail(w *world, a args) (value, error) {
 	id, r := a.get("email_id", vNone()), a.get("recipient", vNone())
-	if !truthy(id) || !truthy(r) {
+	if !pyval.Truthy(id) || !pyval.Truthy(r) {
 		return vStr("Email ID or recipient not provided."), nil
 	}
 	ok, err := checkRecipient(r)
@@ -283,7 +286,7 @@ func forwardEmail(w *world, a args) (value, error) {
 	}
 	v, err := func() (value, error) {
 		t := w.get(tEmails)
-		if !inValues(t.column(eID), id) {
+		if !t.Column(eID).Contains(id) {
 			return vStr("Email not found."), nil
 		}
 		low, err := lowerValue(r)
@@ -291,8 +294,8 @@ func forwardEmail(w *world, a args) (value, error) {
 			return value{}, err
 		}
 		i, _ := firstEmail(t, id)
-		subject, body := t.rows[i][eSubject], t.rows[i][eBody]
-		res, err := sendEmail(w, args{"recipient": low, "subject": vStr("FW: " + pyStr(subject)), "body": body})
+		subject, body := t.At(i, eSubject), t.At(i, eBody)
+		res, err := sendEmail(w, args{"recipient": low, "subject": vStr("FW: " + pyval.Str(subject)), "body": body})
 		if err != nil {
 			return value{}, err
 		}
@@ -311,17 +314,17 @@ func sendFailed(res value) bool {
 
 func replyEmail(w *world, a args) (value, error) {
 	id, body := a.get("email_id", vNone()), a.get("body", vNone())
-	if !truthy(id) || !truthy(body) {
+	if !pyval.Truthy(id) || !pyval.Truthy(body) {
 		return vStr("Email ID or body not provided."), nil
 	}
 	v, err := func() (value, error) {
 		t := w.get(tEmails)
-		if !inValues(t.column(eID), id) {
+		if !t.Column(eID).Contains(id) {
 			return vStr("Email not found."), nil
 		}
 		i, _ := firstEmail(t, id)
-		to, subject := t.rows[i][eAddr], t.rows[i][eSubject]
-		res, err := sendEmail(w, args{"recipient": to, "subject": vStr("RE: " + pyStr(subject)), "body": body})
+		to, subject := t.At(i, eAddr), t.At(i, eSubject)
+		res, err := sendEmail(w, args{"recipient": to, "subject": vStr("RE: " + pyval.Str(subject)), "body": body})
 		if err != nil {
 			return value{}, err
 		}

@@ -2,6 +2,11 @@ package workplace
 
 import (
 	"regexp"
+
+	"github.com/gymkit/gymkit/pycompat"
+	"github.com/gymkit/gymkit/pycompat/pandas"
+	"github.com/gymkit/gymkit/pycompat/pystr"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
 // The project management and CRM toolkits (spec sections 4.5 and 4.6).
@@ -44,21 +49,21 @@ func init() {
 func getTaskInformation(w *world, a args) (value, error) {
 	id, field := a.get("task_id", vNone()), a.get("field", vNone())
 	switch {
-	case !truthy(id):
+	case !pyval.Truthy(id):
 		return vStr("Task ID not provided."), nil
-	case !truthy(field):
+	case !pyval.Truthy(field):
 		return vStr("Field not provided."), nil
 	}
 	t := w.get(tTasks)
-	for _, r := range t.rows {
-		if !pyEq(r[tkID], id) {
+	for _, r := range t.Rows() {
+		if !pyval.Equal(&r[tkID], &id) {
 			continue
 		}
-		if err := hashable(field); err != nil {
+		if err := pyval.CheckHashable(field); err != nil {
 			return value{}, err
 		}
 		if isStr(field) {
-			if c := t.col(field.Str); c >= 0 {
+			if c := t.Col(field.Str); c >= 0 {
 				var o object
 				o.add(field.Str, outValue(r[c]))
 				return o.value(), nil
@@ -72,11 +77,11 @@ func getTaskInformation(w *world, a args) (value, error) {
 // containsFilter narrows idx to the rows whose column c contains pattern
 // (df[df[col].str.contains(pattern, case=False)]).
 func containsFilter(t *table, idx []int, c int, pattern value) ([]int, error) {
-	m, err := strContains(columnAt(t, idx, c), pattern)
+	m, err := t.ColumnAt(c, idx).StrContains(pattern, false)
 	if err != nil {
 		return nil, err
 	}
-	keep, err := boolMask(m)
+	keep, err := pandas.Mask(m)
 	if err != nil {
 		return nil, err
 	}
@@ -86,12 +91,12 @@ func containsFilter(t *table, idx []int, c int, pattern value) ([]int, error) {
 func searchTasks(w *world, a args) (value, error) {
 	name, email := a.get("task_name", vNone()), a.get("assigned_to_email", vNone())
 	list, due, board := a.get("list_name", vNone()), a.get("due_date", vNone()), a.get("board", vNone())
-	if !truthy(name) && !truthy(email) && !truthy(list) && !truthy(due) && !truthy(board) {
+	if !pyval.Truthy(name) && !pyval.Truthy(email) && !pyval.Truthy(list) && !pyval.Truthy(due) && !pyval.Truthy(board) {
 		return vStr("No search parameters provided."), nil
 	}
-	if truthy(email) {
+	if pyval.Truthy(email) {
 		if !isStr(email) {
-			return value{}, typeError("expected string or bytes-like object, got '" + typeName(email) + "'")
+			return value{}, pycompat.TypeError("expected string or bytes-like object, got '" + pyval.TypeName(email) + "'")
 		}
 		if !taskEmailPattern.MatchString(email.Str) {
 			return vStr("Invalid email format for assigned_to_email."), nil
@@ -100,20 +105,20 @@ func searchTasks(w *world, a args) (value, error) {
 	t := w.get(tTasks)
 	idx := allRows(t)
 	var err error
-	if truthy(name) {
+	if pyval.Truthy(name) {
 		if idx, err = containsFilter(t, idx, tkName, name); err != nil {
 			return value{}, err
 		}
 	}
-	if truthy(email) {
-		low, err := lowerColumn(columnAt(t, idx, tkEmail))
+	if pyval.Truthy(email) {
+		low, err := t.ColumnAt(tkEmail, idx).StrLower()
 		if err != nil {
 			return value{}, err
 		}
-		want := vStr(pyLower(email.Str))
+		want := vStr(pystr.Lower(email.Str))
 		keep := make([]bool, len(low))
-		for k, v := range low {
-			keep[k] = pyEq(v, want)
+		for k := range low {
+			keep[k] = pyval.Equal(&low[k], &want)
 		}
 		idx = rowsWhere(idx, keep)
 	}
@@ -121,7 +126,7 @@ func searchTasks(w *world, a args) (value, error) {
 		v value
 		c int
 	}{{list, tkList}, {due, tkDue}, {board, tkBoard}} {
-		if truthy(f.v) {
+		if pyval.Truthy(f.v) {
 			if idx, err = containsFilter(t, idx, f.c, f.v); err != nil {
 				return value{}, err
 			}
@@ -132,12 +137,12 @@ func searchTasks(w *world, a args) (value, error) {
 
 // isAssignee is `email in tasks["assigned_to_email"].str.lower().values`.
 func isAssignee(t *table, email value) (bool, error) {
-	k := t.column(tkEmail)
-	if err := checkStrAccessor(k); err != nil {
+	k := t.Column(tkEmail)
+	if err := k.CheckStr(); err != nil {
 		return false, err
 	}
-	for i := range k.len() {
-		if v := k.at(i); isStr(v) && pyEq(vStr(pyLower(v.Str)), email) {
+	for i := range k.Len() {
+		if v := k.At(i); isStr(v) && pyval.Equal(vStr(pystr.Lower(v.Str)), email) {
 			return true, nil
 		}
 	}
@@ -147,7 +152,7 @@ func isAssignee(t *table, email value) (bool, error) {
 func createTask(w *world, a args) (value, error) {
 	name, email := a.get("task_name", vNone()), a.get("assigned_to_email", vNone())
 	list, due, board := a.get("list_name", vNone()), a.get("due_date", vNone()), a.get("board", vNone())
-	if !truthy(name) || !truthy(email) || !truthy(list) || !truthy(due) || !truthy(board) {
+	if !pyval.Truthy(name) || !pyval.Truthy(email) || !pyval.Truthy(list) || !pyval.Truthy(due) || !pyval.Truthy(board) {
 		return vStr("Missing task details."), nil
 	}
 	low, err := lowerValue(email)
@@ -166,52 +171,52 @@ func createTask(w *world, a args) (value, error) {
 	if !inList(board, taskBoards...) {
 		return vStr(msgBoard), nil
 	}
-	id, err := nextID(t.column(tkID), true)
+	id, err := nextID(t.Column(tkID), true)
 	if err != nil {
 		return value{}, err
 	}
 	t = w.mut(tTasks)
-	t.appendRow([]value{vStr(id), name, low, list, due, board}, 0)
-	t.renumber()
+	t.Append([]value{vStr(id), name, low, list, due, board}, 0)
+	t.ResetIndex()
 	return vStr(id), nil
 }
 
 func deleteTask(w *world, a args) (value, error) {
 	id := a.get("task_id", vNone())
-	if !truthy(id) {
+	if !pyval.Truthy(id) {
 		return vStr("Task ID not provided."), nil
 	}
-	if !inValues(w.get(tTasks).column(tkID), id) {
+	if !w.get(tTasks).Column(tkID).Contains(id) {
 		return vStr("Task not found."), nil
 	}
 	t := w.mut(tTasks)
-	t.keep(func(i int) bool { return !pyEq(t.rows[i][tkID], id) })
+	t.Keep(func(i int) bool { return !pyval.Equal(&t.Row(i)[tkID], &id) })
 	return vStr("Task deleted successfully."), nil
 }
 
 // setWhere sets column field (when it is a column) on every row whose id
 // column equals id; found reports whether field is a column.
 func setWhere(w *world, tab, idCol int, id value, field value, nv value) (bool, error) {
-	if err := hashable(field); err != nil {
+	if err := pyval.CheckHashable(field); err != nil {
 		return false, err
 	}
 	if !isStr(field) {
 		return false, nil
 	}
-	c := w.get(tab).col(field.Str)
+	c := w.get(tab).Col(field.Str)
 	if c < 0 {
 		return false, nil
 	}
 	t := w.mut(tab)
 	// The mask is computed before the assignment (updating the id column
 	// itself included).
-	m := make([]bool, len(t.rows))
-	for i := range t.rows {
-		m[i] = pyEq(t.rows[i][idCol], id)
+	m := make([]bool, t.Len())
+	for i := range t.Rows() {
+		m[i] = pyval.Equal(&t.Row(i)[idCol], &id)
 	}
 	for i, ok := range m {
 		if ok {
-			t.set(i, c, nv)
+			t.Set(i, c, nv)
 		}
 	}
 	return true, nil
@@ -219,7 +224,7 @@ func setWhere(w *world, tab, idCol int, id value, field value, nv value) (bool, 
 
 func updateTask(w *world, a args) (value, error) {
 	id, field, nv := a.get("task_id", vNone()), a.get("field", vNone()), a.get("new_value", vNone())
-	if !truthy(id) || !truthy(field) || !truthy(nv) {
+	if !pyval.Truthy(id) || !pyval.Truthy(field) || !pyval.Truthy(nv) {
 		return vStr("Task ID, field, or new value not provided."), nil
 	}
 	if inList(field, "assigned_to_email") {
@@ -241,7 +246,7 @@ func updateTask(w *world, a args) (value, error) {
 			return vStr(msgAssignee), nil
 		}
 	}
-	if !inValues(w.get(tTasks).column(tkID), id) {
+	if !w.get(tTasks).Column(tkID).Contains(id) {
 		return vStr("Task not found."), nil
 	}
 	ok, err := setWhere(w, tTasks, tkID, id, field, nv)
@@ -274,10 +279,10 @@ func searchCustomers(w *world, a args) (value, error) {
 	}
 	any := false
 	for _, f := range regexFilters {
-		any = any || truthy(a.get(f.name, vNone()))
+		any = any || pyval.Truthy(a.get(f.name, vNone()))
 	}
 	for _, f := range cmpFilters {
-		any = any || truthy(a.get(f.name, vNone()))
+		any = any || pyval.Truthy(a.get(f.name, vNone()))
 	}
 	if !any {
 		return vStr("No search parameters provided. Please provide at least one parameter."), nil
@@ -286,15 +291,15 @@ func searchCustomers(w *world, a args) (value, error) {
 	idx := allRows(t)
 	var err error
 	for _, f := range regexFilters {
-		if v := a.get(f.name, vNone()); truthy(v) {
+		if v := a.get(f.name, vNone()); pyval.Truthy(v) {
 			if idx, err = containsFilter(t, idx, f.col, v); err != nil {
 				return value{}, err
 			}
 		}
 	}
 	for _, f := range cmpFilters {
-		if v := a.get(f.name, vNone()); truthy(v) {
-			m, err := cmpMask(columnAt(t, idx, f.col), f.op, v)
+		if v := a.get(f.name, vNone()); pyval.Truthy(v) {
+			m, err := t.ColumnAt(f.col, idx).Compare(f.op, v)
 			if err != nil {
 				return value{}, err
 			}
@@ -318,7 +323,7 @@ func searchCustomers(w *world, a args) (value, error) {
 
 func updateCustomer(w *world, a args) (value, error) {
 	id, field, nv := a.get("customer_id", vNone()), a.get("field", vNone()), a.get("new_value", vNone())
-	if !truthy(id) || !truthy(field) || !truthy(nv) {
+	if !pyval.Truthy(id) || !pyval.Truthy(field) || !pyval.Truthy(nv) {
 		return vStr("Customer ID, field, or new value not provided."), nil
 	}
 	if inList(field, "status") && !inList(nv, crmStatuses...) {
@@ -333,7 +338,7 @@ func updateCustomer(w *world, a args) (value, error) {
 			return value{}, err
 		}
 	}
-	if !inValues(w.get(tCRM).column(crmID), id) {
+	if !w.get(tCRM).Column(crmID).Contains(id) {
 		return vStr("Customer not found."), nil
 	}
 	ok, err := setWhere(w, tCRM, crmID, id, field, nv)
@@ -348,7 +353,7 @@ func updateCustomer(w *world, a args) (value, error) {
 
 func addCustomer(w *world, a args) (value, error) {
 	name, assigned, status := a.get("customer_name", vNone()), a.get("assigned_to_email", vNone()), a.get("status", vNone())
-	if !truthy(name) || !truthy(assigned) || !truthy(status) {
+	if !pyval.Truthy(name) || !pyval.Truthy(assigned) || !pyval.Truthy(status) {
 		return vStr("Please provide all required fields: customer_name, assigned_to_email, status."), nil
 	}
 	assigned, err := lowerValue(assigned)
@@ -356,17 +361,17 @@ func addCustomer(w *world, a args) (value, error) {
 		return value{}, err
 	}
 	email := a.get("customer_email", vNone())
-	if truthy(email) {
+	if pyval.Truthy(email) {
 		if email, err = lowerValue(email); err != nil {
 			return value{}, err
 		}
 	}
 	t := w.get(tCRM)
-	id, err := nextID(t.column(crmID), true)
+	id, err := nextID(t.Column(crmID), true)
 	if err != nil {
 		return value{}, err
 	}
-	row := make([]value, len(t.cols))
+	row := make([]value, len(t.Columns()))
 	row[crmID] = vStr(id)
 	row[crmAssigned] = assigned
 	row[crmName] = name
@@ -378,20 +383,20 @@ func addCustomer(w *world, a args) (value, error) {
 	row[crmFollowUp] = a.get("follow_up_by", vNone())
 	row[crmNotes] = a.get("notes", vStr(""))
 	t = w.mut(tCRM)
-	t.appendRow(row, 0)
-	t.renumber()
+	t.Append(row, 0)
+	t.ResetIndex()
 	return vStr(id), nil
 }
 
 func deleteCustomer(w *world, a args) (value, error) {
 	id := a.get("customer_id", vNone())
-	if !truthy(id) {
+	if !pyval.Truthy(id) {
 		return vStr("Customer ID not provided."), nil
 	}
-	if !inValues(w.get(tCRM).column(crmID), id) {
+	if !w.get(tCRM).Column(crmID).Contains(id) {
 		return vStr("Customer not found."), nil
 	}
 	t := w.mut(tCRM)
-	t.keep(func(i int) bool { return !pyEq(t.rows[i][crmID], id) })
+	t.Keep(func(i int) bool { return !pyval.Equal(&t.Row(i)[crmID], &id) })
 	return vStr("Customer deleted successfully."), nil
 }

@@ -5,6 +5,9 @@ import (
 	"slices"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/pycompat/pandas"
+	"github.com/gymkit/gymkit/pycompat/pystr"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 	"github.com/gymkit/gymkit/session"
 )
 
@@ -202,11 +205,11 @@ var notLowered = map[string]bool{"status": true, "list_name": true, "board": tru
 // column without a .str accessor (only numbers, or only bools) is pandas'
 // AttributeError, and verify answers 500.
 func checkLowerable(t *table) error {
-	for c, name := range t.cols {
+	for c, name := range t.Columns() {
 		if notLowered[name] {
 			continue
 		}
-		if err := checkStrAccessor(t.column(c)); err != nil {
+		if err := t.Column(c).CheckStr(); err != nil {
 			return framework.PythonError("AttributeError", err.Error())
 		}
 	}
@@ -214,15 +217,15 @@ func checkLowerable(t *table) error {
 }
 
 func tablesEqual(a, b *table) bool {
-	if !slices.Equal(a.cols, b.cols) || len(a.rows) != len(b.rows) || !slices.Equal(a.labels, b.labels) {
+	if !slices.Equal(a.Columns(), b.Columns()) || a.Len() != b.Len() || !slices.Equal(a.Labels(), b.Labels()) {
 		return false
 	}
-	for i := range a.rows {
-		ra, rb := a.rows[i], b.rows[i]
+	for i := range a.Rows() {
+		ra, rb := a.Row(i), b.Row(i)
 		if len(ra) > 0 && &ra[0] == &rb[0] {
 			continue // the same row
 		}
-		for c, name := range a.cols {
+		for c, name := range a.Columns() {
 			if !cellsEqual(ra[c], rb[c], !notLowered[name]) {
 				return false
 			}
@@ -243,10 +246,10 @@ func cellsEqual(x, y value, lower bool) bool {
 		case x.Str == y.Str:
 			return true
 		}
-		return pyLower(x.Str) == pyLower(y.Str)
+		return pystr.Lower(x.Str) == pystr.Lower(y.Str)
 	}
-	if isMissing(x) || isMissing(y) {
-		return isMissing(x) && isMissing(y)
+	if pandas.IsNA(x) || pandas.IsNA(y) {
+		return pandas.IsNA(x) && pandas.IsNA(y)
 	}
-	return pyEq(x, y)
+	return pyval.Equal(x, y)
 }

@@ -270,7 +270,7 @@ func indexRollouts(vrs []pyjson.Value) ([]entry, error) {
 		}
 		k := [2]canon{tk.canon, rk.canon}
 		if _, dup := seen[k]; dup {
-			return nil, pyErr("ValueError", "Duplicate materialized input row for rollout key ("+pyRepr(t)+", "+pyRepr(r)+")")
+			return nil, pyErr("ValueError", "Duplicate materialized input row for rollout key ("+pyjson.Repr(t)+", "+pyjson.Repr(r)+")")
 		}
 		seen[k] = struct{}{}
 		entries[i] = entry{idx: i, task: t, rollout: r, tkey: tk, rkey: rk}

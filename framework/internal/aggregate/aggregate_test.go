@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -135,6 +136,40 @@ func TestErrors(t *testing.T) {
 			}
 			if err.Error() != tc.want {
 				t.Fatalf("got  %s\nwant %s", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestErrorsUnicode151: a string index reaches the exception's text through
+// two reprs (the key's, then the exception's). CPython 3.13 (Unicode 15.1,
+// which NeMo runs) prints the code points Unicode 15.1 added (U+2FFC-2FFF,
+// U+31EF, U+2EBF0-2EE5D) raw and escapes their unassigned neighbours; Go's
+// own tables are Unicode 15.0, which has none of them.
+func TestErrorsUnicode151(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		r    rune
+		repr string // as it appears in the exception's repr
+	}{
+		{0x2FFB, "\u2ffb"}, // Unicode 3.0: printable in both
+		{0x2FFC, "\u2ffc"},
+		{0x2FFF, "\u2fff"},
+		{0x31EE, `\\u31ee`}, // unassigned: escaped by the key's repr, that backslash doubled by the exception's
+		{0x31EF, "\u31ef"},
+		{0x2EBEF, `\\U0002ebef`},
+		{0x2EBF0, "\U0002ebf0"},
+		{0x2EE5D, "\U0002ee5d"},
+		{0x2EE5E, `\\U0002ee5e`},
+	} {
+		t.Run(fmt.Sprintf("U+%04X", tc.r), func(t *testing.T) {
+			t.Parallel()
+			key, _ := json.Marshal(string(tc.r))
+			row := `{"_ng_task_index":` + string(key) + `,"_ng_rollout_index":0}`
+			_, err := Compute(mustParseArray(t, "["+row+","+row+"]"), Hooks{})
+			want := `ValueError("Duplicate materialized input row for rollout key ('` + tc.repr + `', 0)")`
+			if err == nil || err.Error() != want {
+				t.Fatalf("got  %v\nwant %s", err, want)
 			}
 		})
 	}
@@ -435,13 +470,13 @@ func TestAgainstPandas(t *testing.T) {
 			for i := range vrs {
 				f := pyjson.NumberValue("NaN")
 				if i%7 != 3 {
-					f = floatValue(fval(i, 0))
+					f = pyjson.FloatValue(fval(i, 0))
 				}
 				vrs[i] = pyjson.ObjectValue(
 					pyjson.Member{Key: TaskIndexKey, Value: intValue(0)},
 					pyjson.Member{Key: RolloutIndexKey, Value: intValue(int64(i))},
 					pyjson.Member{Key: "f", Value: f},
-					pyjson.Member{Key: "g", Value: floatValue(fval(i, 5))},
+					pyjson.Member{Key: "g", Value: pyjson.FloatValue(fval(i, 5))},
 					pyjson.Member{Key: "i", Value: intValue(int64(ival(i)))},
 				)
 			}

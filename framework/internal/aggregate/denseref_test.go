@@ -193,7 +193,7 @@ func (t *refTable) appendStats(o *omap, st []refColStats) {
 			if math.IsNaN(f) {
 				continue
 			}
-			v := floatValue(f)
+			v := pyjson.FloatValue(f)
 			if t.allInt && (s == 1 || s == 2) {
 				iv := st[i].imax
 				if s == 2 {

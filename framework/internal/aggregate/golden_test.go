@@ -117,7 +117,7 @@ func litmusComputeMetrics(tasks [][]pyjson.Value) (pyjson.Value, error) {
 			return pyjson.NumberValue(sum.Num().String())
 		}
 		f, _ := sum.Float64()
-		return floatValue(f)
+		return pyjson.FloatValue(f)
 	}
 	stats := func(group []pyjson.Value) []pyjson.Member {
 		var rewards, corrects []pyjson.Value

@@ -82,7 +82,7 @@ func randomCorpus(rng *rand.Rand, nTasks, maxRollouts int, cols []corpusColumn) 
 		case 0:
 			return intValue(int64(rng.IntN(2001) - 1000))
 		case 1:
-			return floatValue((rng.Float64() - 0.5) * math.Pow(10, float64(rng.IntN(10)-3)))
+			return pyjson.FloatValue((rng.Float64() - 0.5) * math.Pow(10, float64(rng.IntN(10)-3)))
 		case 2:
 			return pyjson.BoolValue(rng.IntN(2) == 0)
 		case 4:
@@ -109,7 +109,7 @@ func randomCorpus(rng *rand.Rand, nTasks, maxRollouts int, cols []corpusColumn) 
 		case 8, 9:
 			return intValue(int64(rng.IntN(7) - 3))
 		}
-		return floatValue(float64(rng.IntN(9)-4) / 4)
+		return pyjson.FloatValue(float64(rng.IntN(9)-4) / 4)
 	}
 	var vrs []pyjson.Value
 	for task := range nTasks {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"testing"
 
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
@@ -168,48 +167,6 @@ func TestSignedZero(t *testing.T) {
 	}
 }
 
-func TestPyFloatRepr(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		f    float64
-		want string
-	}{
-		{0, "0.0"}, {math.Copysign(0, -1), "-0.0"}, {1, "1.0"}, {-2.5, "-2.5"},
-		{0.1, "0.1"}, {1e16, "1e+16"}, {1e15, "1000000000000000.0"}, {123456789012345678, "1.2345678901234568e+17"},
-		{0.0001, "0.0001"}, {0.00001, "1e-05"}, {1.5e-7, "1.5e-07"}, {1e100, "1e+100"},
-		{5.199999999999999, "5.199999999999999"}, {math.Inf(1), "inf"}, {math.Inf(-1), "-inf"}, {math.NaN(), "nan"},
-		{9007199254740994, "9007199254740994.0"}, {math.MaxFloat64, "1.7976931348623157e+308"}, {5e-324, "5e-324"},
-	}
-	for _, tc := range tests {
-		if got := pyFloatRepr(tc.f); got != tc.want {
-			t.Errorf("pyFloatRepr(%v) = %s, want %s", tc.f, got, tc.want)
-		}
-		if !math.IsNaN(tc.f) && !math.IsInf(tc.f, 0) {
-			back, err := strconv.ParseFloat(tc.want, 64)
-			if err != nil || math.Float64bits(back) != math.Float64bits(tc.f) {
-				t.Errorf("%s does not round-trip", tc.want)
-			}
-		}
-	}
-}
-
-func TestPyStrRepr(t *testing.T) {
-	t.Parallel()
-	tests := map[string]string{
-		"_ng_rollout_index":                        `'_ng_rollout_index'`,
-		"'NoneType' object has no attribute 'get'": `"'NoneType' object has no attribute 'get'"`,
-		`both ' and "`:                             `'both \' and "'`,
-		"tab\tnl\ncr\rbs\\":                        `'tab\tnl\ncr\rbs\\'`,
-		"\x00\x1f\x7f":                             `'\x00\x1f\x7f'`,
-		"é\u00a0\u200b😀":                           `'é\xa0\u200b😀'`,
-	}
-	for in, want := range tests {
-		if got := pyStrRepr(in); got != want {
-			t.Errorf("pyStrRepr(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 // benchInput builds n verify responses shaped like collector output: 8
 // rollouts per task, a float reward, two bools, usage with nested details.
 func benchInput(n int) []pyjson.Value {
@@ -223,7 +180,7 @@ func benchInput(n int) []pyjson.Value {
 			pyjson.Member{Key: "total_tokens", Value: intValue(int64(110 + rng.IntN(5500)))},
 		)
 		vrs[i] = pyjson.ObjectValue(
-			pyjson.Member{Key: "reward", Value: floatValue(math.Round(rng.Float64()*100) / 100)},
+			pyjson.Member{Key: "reward", Value: pyjson.FloatValue(math.Round(rng.Float64()*100) / 100)},
 			pyjson.Member{Key: "terminated", Value: pyjson.BoolValue(rng.IntN(2) == 0)},
 			pyjson.Member{Key: "truncated", Value: pyjson.BoolValue(false)},
 			pyjson.Member{Key: "info", Value: pyjson.ObjectValue(pyjson.Member{Key: "note", Value: pyjson.StringValue("x")})},

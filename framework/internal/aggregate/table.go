@@ -224,7 +224,7 @@ func (t *table) appendStats(o *omap, segs []segment, st []colStats) {
 			if math.IsNaN(f) {
 				continue
 			}
-			v := floatValue(f)
+			v := pyjson.FloatValue(f)
 			if t.allInt && (s == 1 || s == 2) {
 				iv := st[i].imax
 				if s == 2 {

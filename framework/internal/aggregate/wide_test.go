@@ -120,11 +120,11 @@ func TestWideColumnsDense(t *testing.T) {
 		ms := []pyjson.Member{
 			{Key: TaskIndexKey, Value: intValue(int64(i / 3))},
 			{Key: RolloutIndexKey, Value: intValue(int64(i % 3))},
-			{Key: "own" + strconv.Itoa(i), Value: floatValue(rng.Float64())},
+			{Key: "own" + strconv.Itoa(i), Value: pyjson.FloatValue(rng.Float64())},
 			{Key: "task" + strconv.Itoa(i/3), Value: intValue(int64(rng.IntN(100)))},
 		}
 		if i%5 == 0 {
-			ms = append(ms, pyjson.Member{Key: "shared", Value: floatValue(rng.NormFloat64())})
+			ms = append(ms, pyjson.Member{Key: "shared", Value: pyjson.FloatValue(rng.NormFloat64())})
 		}
 		vrs = append(vrs, pyjson.ObjectValue(ms...))
 	}
@@ -146,7 +146,7 @@ func wideRecord(n, rollout int) pyjson.Value {
 		if i%2 == 0 {
 			name = "t" + strconv.Itoa(i)
 		}
-		usage = append(usage, pyjson.Member{Key: name, Value: floatValue(float64(i) / 2)})
+		usage = append(usage, pyjson.Member{Key: name, Value: pyjson.FloatValue(float64(i) / 2)})
 	}
 	top = append(top, pyjson.Member{Key: "response", Value: pyjson.ObjectValue(
 		pyjson.Member{Key: "usage", Value: pyjson.ObjectValue(usage...)})})

@@ -819,3 +819,52 @@ func TestAllocations(t *testing.T) {
 		t.Errorf("Valid: %v allocations", n)
 	}
 }
+
+// TestPythonFloatRepr: Python's repr() of a float (str() is the same), the
+// texts of aggregate_metrics' messages; the finite ones parse back to the
+// same float.
+func TestPythonFloatRepr(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		f    float64
+		want string
+	}{
+		{0, "0.0"}, {math.Copysign(0, -1), "-0.0"}, {1, "1.0"}, {-2.5, "-2.5"},
+		{0.1, "0.1"}, {1e16, "1e+16"}, {1e15, "1000000000000000.0"}, {123456789012345678, "1.2345678901234568e+17"},
+		{0.0001, "0.0001"}, {0.00001, "1e-05"}, {1.5e-7, "1.5e-07"}, {1e100, "1e+100"},
+		{5.199999999999999, "5.199999999999999"}, {math.Inf(1), "inf"}, {math.Inf(-1), "-inf"}, {math.NaN(), "nan"},
+		{9007199254740994, "9007199254740994.0"}, {math.MaxFloat64, "1.7976931348623157e+308"}, {5e-324, "5e-324"},
+	}
+	for _, tc := range tests {
+		if got := string(AppendFloat(nil, tc.f, 64, PythonFloats)); got != tc.want {
+			t.Errorf("AppendFloat(%v, PythonFloats) = %s, want %s", tc.f, got, tc.want)
+		}
+		if !math.IsNaN(tc.f) && !math.IsInf(tc.f, 0) {
+			back, err := strconv.ParseFloat(tc.want, 64)
+			if err != nil || math.Float64bits(back) != math.Float64bits(tc.f) {
+				t.Errorf("%s does not round-trip", tc.want)
+			}
+		}
+	}
+}
+
+// TestFloatValue: FloatValue's literal is the float's repr, or the
+// non-finite literals, and reads back as a float.
+func TestFloatValue(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		f    float64
+		want string
+	}{
+		{0, "0.0"}, {math.Copysign(0, -1), "-0.0"}, {3, "3.0"}, {1e-5, "1e-05"}, {1e16, "1e+16"},
+		{math.NaN(), "NaN"}, {math.Inf(1), "Infinity"}, {math.Inf(-1), "-Infinity"},
+	} {
+		v := FloatValue(tc.f)
+		if v.Kind != Number || v.Str != tc.want || !v.IsFloat() {
+			t.Errorf("FloatValue(%v) = %+v, want the float literal %s", tc.f, v, tc.want)
+		}
+		if back, ok := v.Float(); !ok || (back != tc.f && !math.IsNaN(tc.f)) || math.Signbit(back) != math.Signbit(tc.f) {
+			t.Errorf("FloatValue(%v) reads back as %v, %v", tc.f, back, ok)
+		}
+	}
+}

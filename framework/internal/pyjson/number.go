@@ -142,6 +142,22 @@ const (
 	PythonFloats
 )
 
+// FloatValue returns f as a float Number Value: its literal is Python's float
+// repr (PythonFloats), which always has a '.' or an exponent and parses back
+// to f exactly, or NaN, Infinity, -Infinity. Encoders and Repr re-read the
+// literal, so the Value is written in each writer's own style.
+func FloatValue(f float64) Value {
+	switch {
+	case math.IsNaN(f):
+		return NumberValue("NaN")
+	case math.IsInf(f, 1):
+		return NumberValue("Infinity")
+	case math.IsInf(f, -1):
+		return NumberValue("-Infinity")
+	}
+	return NumberValue(string(AppendFloat(nil, f, 64, PythonFloats)))
+}
+
 // AppendFloat appends the finite float f in style; bits is 64, or 32 to use
 // the shortest digits that round-trip a float32. Non-finite values are
 // written as Python's repr does ("nan", "inf", "-inf"); encoders handle them

@@ -19,6 +19,13 @@ func TestReprString(t *testing.T) {
 		{"\u00a0\u3000 ", `'\xa0\u3000 '`},
 		{"\ufffd", "'\ufffd'"},
 		{"bad\xffutf8", "'bad\ufffdutf8'"},
+		// Texts of aggregate_metrics' exceptions (framework/internal/aggregate).
+		{"_ng_rollout_index", `'_ng_rollout_index'`},
+		{"'NoneType' object has no attribute 'get'", `"'NoneType' object has no attribute 'get'"`},
+		{`both ' and "`, `'both \' and "'`},
+		{"tab\tnl\ncr\rbs\\", `'tab\tnl\ncr\rbs\\'`},
+		{"\x00\x1f\x7f", `'\x00\x1f\x7f'`},
+		{"é\u00a0\u200b😀", `'é\xa0\u200b😀'`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

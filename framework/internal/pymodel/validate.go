@@ -233,20 +233,7 @@ func (s *state) float(v *pyjson.Value) (pyjson.Value, bool) {
 	} else {
 		s.floor(laxMatch)
 	}
-	return floatValue(f), true
-}
-
-// floatValue is a float as a Number literal that pyjson writes as a float.
-func floatValue(f float64) pyjson.Value {
-	switch {
-	case f != f:
-		return pyjson.NumberValue("NaN")
-	case f > 1.7976931348623157e308:
-		return pyjson.NumberValue("Infinity")
-	case f < -1.7976931348623157e308:
-		return pyjson.NumberValue("-Infinity")
-	}
-	return pyjson.NumberValue(string(pyjson.AppendFloat(nil, f, 64, pyjson.PydanticFloats)))
+	return pyjson.FloatValue(f), true
 }
 
 // literalEqual is Literal membership as pydantic-core checks it for JSON

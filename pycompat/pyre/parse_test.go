@@ -1,11 +1,12 @@
-package workplace
+package pyre
 
 import (
 	"testing"
 )
 
-// Python 3.13's re.error texts for bad patterns (spec section 3.1, then
-// more of re._parser's checks).
+// CPython 3.13's re.error texts for bad patterns (those of section 3.1 of
+// ../shared/spec/workplace-assistant.md, then more of Lib/re/_parser.py's
+// checks).
 func TestPythonRegexErrors(t *testing.T) {
 	t.Parallel()
 	cases := []struct{ pattern, want string }{
@@ -54,7 +55,7 @@ func TestPythonRegexErrors(t *testing.T) {
 		{`a{4294967296}`, "the repetition number is too large"},
 	}
 	for _, c := range cases {
-		_, err := compilePython(c.pattern, reIgnoreCase)
+		_, err := Compile(c.pattern, IgnoreCase)
 		if err == nil {
 			t.Errorf("%q compiled, want %q", c.pattern, c.want)
 			continue
@@ -119,12 +120,12 @@ func TestPythonRegexMatching(t *testing.T) {
 		{`(?!)`, "", false},
 	}
 	for _, c := range cases {
-		re, err := compilePython(c.pattern, reIgnoreCase)
+		re, err := Compile(c.pattern, IgnoreCase)
 		if err != nil {
 			t.Errorf("%q: %v", c.pattern, err)
 			continue
 		}
-		got, err := re.search(c.s)
+		got, err := re.MatchString(c.s)
 		if err != nil || got != c.want {
 			t.Errorf("search(%q, %q) = %v, %v; want %v", c.pattern, c.s, got, err, c.want)
 		}

@@ -1,4 +1,4 @@
-package workplace
+package dateutil
 
 import (
 	"fmt"
@@ -6,13 +6,14 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/gymkit/gymkit/pycompat/pystr"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
-// A port of dateutil 2.9's parser (parser._timelex, parserinfo, _ymd,
-// parser._parse) as pandas' dateutil_parse calls it: dayfirst and yearfirst
-// false, fuzzy false, and the default date given by the caller.
-
-type civil struct{ year, month, day int }
+// This file is a port of dateutil 2.9's dateutil/parser/_parser.py
+// (_timelex, parserinfo, _ymd, parser._parse) with dayfirst and yearfirst
+// false and fuzzy false; dateutil.go builds the datetime.
 
 // timelexSplit is _timelex.split.
 func timelexSplit(s string) []string {
@@ -22,7 +23,7 @@ func timelexSplit(s string) []string {
 	var tokenstack []string
 	eof := false
 	isword := unicode.IsLetter
-	isnum := isPyDigit
+	isnum := pystr.IsDigitChar
 	getToken := func() (string, bool) {
 		if len(tokenstack) > 0 {
 			t := tokenstack[0]
@@ -57,7 +58,7 @@ func timelexSplit(s string) []string {
 					state = 'a'
 				case isnum(c):
 					state = '0'
-				case isPySpace(c):
+				case pystr.IsSpaceChar(c):
 					token = []rune{' '}
 					break loop
 				default:
@@ -207,7 +208,7 @@ var errDU = fmt.Errorf("dateutil: cannot parse")
 func (y *ymd) appendStr(s string, label byte) error {
 	isDigits := s != ""
 	for _, r := range s {
-		if !isPyDigit(r) {
+		if !pystr.IsDigitChar(r) {
 			isDigits = false
 		}
 	}
@@ -215,8 +216,8 @@ func (y *ymd) appendStr(s string, label byte) error {
 		y.centurySpecified = true
 		label = 'Y'
 	}
-	n, ok := parseIntLiteral(s)
-	if !ok || !n.IsInt64() {
+	n, err := pyval.ParseInt(s)
+	if err != nil || !n.IsInt64() {
 		return errDU
 	}
 	return y.add(int(n.Int64()), label)
@@ -271,7 +272,7 @@ func (y *ymd) couldBeDay(v *big.Rat) bool {
 		if y.ystridx >= 0 {
 			year = y.vals[y.ystridx]
 		}
-		maxDay = daysIn(year, month)
+		maxDay = DaysIn(year, month)
 	}
 	return v.Cmp(big.NewRat(1, 1)) >= 0 && v.Cmp(big.NewRat(int64(maxDay), 1)) <= 0
 }
@@ -385,7 +386,7 @@ func (y *ymd) resolve() (year, month, day optInt, err error) {
 func parseDecimal(s string) (*big.Rat, bool) {
 	var b strings.Builder
 	for _, r := range s {
-		if d, ok := decimalValue(r); ok {
+		if d, ok := pystr.DecimalValue(r); ok {
 			b.WriteByte(byte('0' + d))
 		} else {
 			b.WriteRune(r)
@@ -444,7 +445,7 @@ func isFloatToken(s string) bool {
 }
 
 // duParse is parser._parse; ok is false where it returns (None, None).
-func duParse(s string) (duResult, bool) {
+func duParse(s string, now func() time.Time) (duResult, bool) {
 	var res duResult
 	l := timelexSplit(s)
 	y := newYMD()
@@ -481,11 +482,11 @@ func duParse(s string) (duResult, bool) {
 					i += 2
 				} else if i+4 < n && l[i+1] == " " && l[i+3] == " " && strings.ToLower(l[i+2]) == "of" {
 					if allPyDigits(l[i+4]) {
-						v, ok := parseIntLiteral(l[i+4])
-						if !ok || !v.IsInt64() {
+						v, err := pyval.ParseInt(l[i+4])
+						if err != nil || !v.IsInt64() {
 							return res, false
 						}
-						yr := convertYear(int(v.Int64()), false)
+						yr := convertYear(int(v.Int64()), false, now)
 						if y.appendStr(fmt.Sprint(yr), 'Y') != nil {
 							return res, false
 						}
@@ -568,7 +569,7 @@ func duParse(s string) (duResult, bool) {
 		if res.year.v < 0 {
 			return res, false
 		}
-		res.year.v = convertYear(res.year.v, res.centurySpecified)
+		res.year.v = convertYear(res.year.v, res.centurySpecified, now)
 	}
 	if (res.tzoffset.ok && res.tzoffset.v == 0 && !res.hasTzname) || (res.hasTzname && (res.tzname == "Z" || res.tzname == "z")) {
 		res.tzname, res.hasTzname = "UTC", true
@@ -584,7 +585,7 @@ func allPyDigits(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if !isPyDigit(r) {
+		if !pystr.IsDigitChar(r) {
 			return false
 		}
 	}
@@ -592,8 +593,8 @@ func allPyDigits(s string) bool {
 }
 
 func atoiPy(s string) (int, bool) {
-	v, ok := parseIntLiteral(s)
-	if !ok || !v.IsInt64() {
+	v, err := pyval.ParseInt(s)
+	if err != nil || !v.IsInt64() {
 		return 0, false
 	}
 	return int(v.Int64()), true
@@ -636,14 +637,14 @@ func tzoffsetOf(name string) optInt {
 
 // convertYear is parserinfo.convertyear: two-digit years within 50 years of
 // the current one.
-func convertYear(year int, centurySpecified bool) int {
+func convertYear(year int, centurySpecified bool, now func() time.Time) int {
 	if year < 100 && !centurySpecified {
-		now := nowFunc().Year()
-		century := now / 100 * 100
+		thisYear := now().Year()
+		century := thisYear / 100 * 100
 		year += century
-		if year >= now+50 {
+		if year >= thisYear+50 {
 			year -= 100
-		} else if year < now-50 {
+		} else if year < thisYear-50 {
 			year += 100
 		}
 	}
@@ -891,98 +892,4 @@ func duNumericToken(l []string, idx int, y *ymd, res *duResult) (int, bool) {
 		return idx, false
 	}
 	return idx, true
-}
-
-// dateutilParse builds the timestamp as pandas' dateutil_parse (public
-// reports the wall-clock path through dateutil.parser.parse, whose errors
-// read differently).
-func dateutilParse(s string, def civil, public bool) (timestamp, error) {
-	res, ok := duParse(s)
-	if !ok {
-		if public {
-			return timestamp{}, valueError("Unknown string format: " + s)
-		}
-		return timestamp{}, dateParseError("Unknown datetime string format, unable to parse: " + s)
-	}
-	any := res.year.ok || res.month.ok || res.day.ok || res.hour.ok || res.minute.ok || res.second.ok || res.microsecond.ok
-	if !any {
-		if public {
-			if !res.weekday.ok && !res.ampm.ok && !res.hasTzname && !res.tzoffset.ok {
-				return timestamp{}, valueError("String does not contain a date: " + s)
-			}
-		} else {
-			return timestamp{}, dateParseError("Unable to parse datetime string: " + s)
-		}
-	}
-	year, month, day := def.year, def.month, def.day
-	if res.year.ok {
-		year = res.year.v
-	}
-	if res.month.ok {
-		month = res.month.v
-	}
-	if res.day.ok {
-		day = res.day.v
-	} else if public && month >= 1 && month <= 12 && year >= 1 && year <= 9999 && day > daysIn(year, month) {
-		day = daysIn(year, month)
-	}
-	hour, minute, sec, us := 0, 0, 0, 0
-	if res.hour.ok {
-		hour = res.hour.v
-	}
-	if res.minute.ok {
-		minute = res.minute.v
-	}
-	if res.second.ok {
-		sec = res.second.v
-	}
-	if res.microsecond.ok {
-		us = res.microsecond.v
-	}
-	if year > 1<<31-1 || year < -(1<<31) {
-		return timestamp{}, valueError(`Parsing "` + s + `" to datetime overflows`)
-	}
-	if err := checkDateTime(year, month, day, hour, minute, sec, us); err != nil {
-		if public {
-			return timestamp{}, valueError(err.Error() + ": " + s)
-		}
-		return timestamp{}, dateParseError(err.Error() + ": " + s)
-	}
-	ts := tsFromCivil(year, month, day, hour, minute, sec, int64(us)*1000)
-	if res.weekday.ok && !res.day.ok {
-		// relativedelta(weekday=...): the next such day on or after.
-		t := time.Unix(ts.sec, 0).UTC()
-		cur := (int(t.Weekday()) + 6) % 7 // Monday = 0
-		ts.sec += int64((res.weekday.v-cur+7)%7) * 86400
-	}
-	switch {
-	case res.hasTzname && (res.tzname == "UTC" || res.tzname == "GMT"):
-		ts.aware, ts.off = true, 0
-	case res.tzoffset.ok && res.tzoffset.v == 0:
-		ts.aware, ts.off = true, 0
-	case res.tzoffset.ok:
-		if res.tzoffset.v <= -86400 || res.tzoffset.v >= 86400 {
-			return timestamp{}, valueError(fmt.Sprintf("Offset must be strictly between -timedelta(hours=24) and timedelta(hours=24), got %d", res.tzoffset.v))
-		}
-		ts.aware, ts.off = true, int64(res.tzoffset.v)
-	}
-	return ts, nil
-}
-
-// checkDateTime is datetime.replace's validation, in its order.
-func checkDateTime(year, month, day, hour, minute, sec, us int) error {
-	if err := checkDate(year, month, day); err != nil {
-		return err
-	}
-	switch {
-	case hour < 0 || hour > 23:
-		return valueError("hour must be in 0..23")
-	case minute < 0 || minute > 59:
-		return valueError("minute must be in 0..59")
-	case sec < 0 || sec > 59:
-		return valueError("second must be in 0..59")
-	case us < 0 || us > 999999:
-		return valueError("microsecond must be in 0..999999")
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package workplace
+package pyre
 
 import (
 	"errors"
@@ -6,33 +6,26 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 	"unicode"
 
-	"github.com/dlclark/regexp2/v2"
+	"github.com/gymkit/gymkit/pycompat"
+	"github.com/gymkit/gymkit/pycompat/pystr"
 	"golang.org/x/text/unicode/runenames"
 )
 
-// Python regular expressions (the `re` module of CPython 3.13) on top of
-// regexp2, a backtracking engine with .NET syntax.
-//
-// A pattern is parsed here exactly as CPython's re._parser does, so that
-// every syntax error has Python's text and position ("missing ), unterminated
-// subpattern at position 0"), and the parse tree is then written out as an
-// equivalent .NET pattern: groups renumbered as plain capturing groups, named
-// references turned into numbers, possessive quantifiers into atomic groups,
-// \Z into \z, Python's \w and \s classes spelled out, literals escaped. Only
-// regexp2's matcher is used; its parser only ever sees our output.
+// This file is the parser of CPython 3.13's Lib/re/_parser.py (with the
+// compiler's look-behind check) and the writer of the parse tree as a .NET
+// pattern; pyre.go is the API.
 
-// reFlags are Python's SRE flags.
+// reFlags are Python's SRE flags, as the parser keeps them.
 const (
-	reIgnoreCase = 2
-	reLocale     = 4
-	reMultiline  = 8
-	reDotAll     = 16
-	reUnicode    = 32
-	reVerbose    = 64
-	reASCII      = 256
+	reIgnoreCase = int(IgnoreCase)
+	reLocale     = int(Locale)
+	reMultiline  = int(Multiline)
+	reDotAll     = int(DotAll)
+	reUnicode    = int(Unicode)
+	reVerbose    = int(Verbose)
+	reASCII      = int(ASCII)
 )
 
 var reFlagLetters = map[rune]int{
@@ -46,35 +39,6 @@ const (
 	maxGroups   = 1073741823 // _sre.MAXGROUPS (64-bit)
 	maxWidth    = int64(1) << 62
 )
-
-// reError is re.error: msg and, when known, the position in code points.
-type reError struct {
-	msg     string
-	pattern []rune
-	pos     int // -1: no position
-}
-
-func (e *reError) Error() string {
-	if e.pos < 0 {
-		return e.msg
-	}
-	msg := fmt.Sprintf("%s at position %d", e.msg, e.pos)
-	nl := false
-	line, col := 1, e.pos+1
-	for i, r := range e.pattern {
-		if r == '\n' {
-			nl = true
-			if i < e.pos {
-				line++
-				col = e.pos - i
-			}
-		}
-	}
-	if nl {
-		msg = fmt.Sprintf("%s (line %d, column %d)", msg, line, col)
-	}
-	return msg
-}
 
 // --- parse tree ---
 
@@ -168,7 +132,7 @@ func (t *reTokenizer) advance() error {
 	if t.s[i] == '\\' {
 		i++
 		if i >= len(t.s) {
-			return &reError{"bad escape (end of pattern)", t.s, len(t.s) - 1}
+			return newError("bad escape (end of pattern)", t.s, len(t.s)-1)
 		}
 		c += string(t.s[i])
 	}
@@ -198,7 +162,7 @@ func (t *reTokenizer) seek(i int) error {
 }
 
 func (t *reTokenizer) errorf(offset int, format string, args ...any) error {
-	return &reError{fmt.Sprintf(format, args...), t.s, t.tell() - offset}
+	return newError(fmt.Sprintf(format, args...), t.s, t.tell()-offset)
 }
 
 // getwhile returns up to n tokens that are single characters in set.
@@ -243,7 +207,7 @@ func (t *reTokenizer) getuntil(terminator, name string) (string, error) {
 
 func (t *reTokenizer) checkgroupname(name string, offset int) error {
 	if !isIdentifier(name) {
-		return t.errorf(len([]rune(name))+offset, "bad character in group name %s", reprString(name))
+		return t.errorf(len([]rune(name))+offset, "bad character in group name %s", pystr.Repr(name))
 	}
 	return nil
 }
@@ -296,7 +260,7 @@ func (s *reState) opengroup(name string, named bool) (int, error) {
 	}
 	if named {
 		if ogid, ok := s.groupdict[name]; ok {
-			return 0, fmt.Errorf("redefinition of group name %s as group %d; was group %d", reprString(name), gid, ogid)
+			return 0, fmt.Errorf("redefinition of group name %s as group %d; was group %d", pystr.Repr(name), gid, ogid)
 		}
 		s.groupdict[name] = gid
 	}
@@ -324,13 +288,20 @@ type reParser struct {
 	state *reState
 }
 
-// parsePython parses pattern as re.compile(pattern, flags) would, returning
-// the tree and the final global flags.
-func parsePython(pattern string, flags int) ([]*reNode, int, error) {
+// parsed is a pattern parsed by parsePython.
+type parsed struct {
+	tree       []*reNode
+	flags      int            // the global flags, inline ones included (UNICODE unless ASCII)
+	groups     int            // capturing groups (pattern.groups)
+	groupindex map[string]int // named groups
+}
+
+// parsePython parses pattern as re.compile(pattern, flags) would.
+func parsePython(pattern string, flags int) (parsed, error) {
 	runes := []rune(pattern)
 	t, err := newTokenizer(runes)
 	if err != nil {
-		return nil, 0, err
+		return parsed{}, err
 	}
 	p := &reParser{t: t, state: &reState{
 		flags: flags, groupdict: map[string]int{}, groupwidths: [][2]int64{{}},
@@ -338,29 +309,32 @@ func parsePython(pattern string, flags int) ([]*reNode, int, error) {
 	}}
 	tree, err := p.parseSub(flags&reVerbose != 0, 0)
 	if err != nil {
-		return nil, 0, err
+		return parsed{}, err
 	}
 	// fix_flags for a str pattern.
 	f := p.state.flags
 	if f&reLocale != 0 {
-		return nil, 0, valueError("cannot use LOCALE flag with a str pattern")
+		return parsed{}, pycompat.ValueError("cannot use LOCALE flag with a str pattern")
 	}
 	if f&reASCII != 0 && f&reUnicode != 0 {
-		return nil, 0, valueError("ASCII and UNICODE flags are incompatible")
+		return parsed{}, pycompat.ValueError("ASCII and UNICODE flags are incompatible")
 	}
 	if t.has {
-		return nil, 0, t.errorf(0, "unbalanced parenthesis")
+		return parsed{}, t.errorf(0, "unbalanced parenthesis")
 	}
 	for _, g := range p.state.grouprefOrder {
 		if g >= p.state.groups() {
-			return nil, 0, &reError{fmt.Sprintf("invalid group reference %d", g), runes, p.state.grouprefpos[g]}
+			return parsed{}, newError(fmt.Sprintf("invalid group reference %d", g), runes, p.state.grouprefpos[g])
 		}
 	}
 	// The compiler's check: look-behind needs a fixed width.
 	if err := p.checkLookbehind(tree); err != nil {
-		return nil, 0, err
+		return parsed{}, err
 	}
-	return tree, f, nil
+	if f&reASCII == 0 {
+		f |= reUnicode
+	}
+	return parsed{tree: tree, flags: f, groups: p.state.groups() - 1, groupindex: p.state.groupdict}, nil
 }
 
 func (p *reParser) parseSub(verbose bool, nested int) ([]*reNode, error) {
@@ -510,14 +484,14 @@ func (p *reParser) parseRepeat(this string, sub []*reNode) ([]*reNode, error) {
 		if los != "" {
 			n, err := strconv.ParseInt(los, 10, 64)
 			if err != nil || n >= maxRepeat {
-				return nil, &pyErr{"OverflowError", "the repetition number is too large"}
+				return nil, pycompat.OverflowError("the repetition number is too large")
 			}
 			lo = n
 		}
 		if his != "" {
 			n, err := strconv.ParseInt(his, 10, 64)
 			if err != nil || n >= maxRepeat {
-				return nil, &pyErr{"OverflowError", "the repetition number is too large"}
+				return nil, pycompat.OverflowError("the repetition number is too large")
 			}
 			hi = n
 			if hi < lo {
@@ -654,7 +628,7 @@ func (p *reParser) namedEscape() (rune, error) {
 	}
 	r, found := lookupRuneName(name)
 	if !found {
-		return 0, t.errorf(len([]rune(name))+len(`\N{}`), "undefined character name %s", reprString(name))
+		return 0, t.errorf(len([]rune(name))+len(`\N{}`), "undefined character name %s", pystr.Repr(name))
 	}
 	return r, nil
 }
@@ -818,7 +792,7 @@ func (p *reParser) parseGroup(verbose bool, nested int, first bool, verboseOut *
 				}
 				gid, found := p.state.groupdict[name]
 				if !found {
-					return nil, false, t.errorf(len([]rune(name))+1, "unknown group name %s", reprString(name))
+					return nil, false, t.errorf(len([]rune(name))+1, "unknown group name %s", pystr.Repr(name))
 				}
 				if !p.state.checkgroup(gid) {
 					return nil, false, t.errorf(len([]rune(name))+1, "cannot refer to an open group")
@@ -918,7 +892,7 @@ func (p *reParser) parseGroup(verbose bool, nested int, first bool, verboseOut *
 				}
 				gid, found := p.state.groupdict[condname]
 				if !found {
-					return nil, false, t.errorf(len([]rune(condname))+1, "unknown group name %s", reprString(condname))
+					return nil, false, t.errorf(len([]rune(condname))+1, "unknown group name %s", pystr.Repr(condname))
 				}
 				condgroup = gid
 			}
@@ -1033,7 +1007,7 @@ func (p *reParser) parseFlags(char string) (add, del int, global bool, err error
 			}
 			if reFlagLetters[[]rune(char)[0]] == 0 || len([]rune(char)) != 1 {
 				msg := "missing -, : or )"
-				if isAlpha(char) {
+				if pystr.IsAlpha(char) {
 					msg = "unknown flag"
 				}
 				return 0, 0, false, t.errorf(len([]rune(char)), "%s", msg)
@@ -1054,7 +1028,7 @@ func (p *reParser) parseFlags(char string) (add, del int, global bool, err error
 		}
 		if reFlagLetters[[]rune(char)[0]] == 0 || len([]rune(char)) != 1 {
 			msg := "missing flag"
-			if isAlpha(char) {
+			if pystr.IsAlpha(char) {
 				msg = "unknown flag"
 			}
 			return 0, 0, false, t.errorf(len([]rune(char)), "%s", msg)
@@ -1076,7 +1050,7 @@ func (p *reParser) parseFlags(char string) (add, del int, global bool, err error
 			}
 			if reFlagLetters[[]rune(char)[0]] == 0 || len([]rune(char)) != 1 {
 				msg := "missing :"
-				if isAlpha(char) {
+				if pystr.IsAlpha(char) {
 					msg = "unknown flag"
 				}
 				return 0, 0, false, t.errorf(len([]rune(char)), "%s", msg)
@@ -1087,19 +1061,6 @@ func (p *reParser) parseFlags(char string) (add, del int, global bool, err error
 		return 0, 0, false, t.errorf(1, "bad inline flags: flag turned on and off")
 	}
 	return add, del, false, nil
-}
-
-// isAlpha is Python's str.isalpha() for a token.
-func isAlpha(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if !unicode.IsLetter(r) {
-			return false
-		}
-	}
-	return true
 }
 
 // --- widths and the look-behind check ---
@@ -1168,7 +1129,7 @@ func (p *reParser) checkLookbehind(seq []*reNode) error {
 		if n.op == opAssert && n.behind {
 			w := width(n.sub, p.state)
 			if w[0] != w[1] {
-				return &reError{"look-behind requires fixed-width pattern", nil, -1}
+				return newError("look-behind requires fixed-width pattern", nil, -1)
 			}
 		}
 		for _, s := range [][]*reNode{n.sub, n.no} {
@@ -1471,85 +1432,4 @@ func (e *reEmitter) set(n *reNode, flags int) {
 		}
 	}
 	e.b.WriteByte(')')
-}
-
-// --- compiled patterns ---
-
-// pyRegexp is a compiled Python pattern.
-type pyRegexp struct {
-	re *regexp2.Regexp
-}
-
-// regexTimeout bounds one match; a pattern that backtracks longer (which
-// Python would let run forever) is reported as an error instead.
-const regexTimeout = 2 * time.Second
-
-var reCache struct {
-	sync.Mutex
-	m map[reKey]reEntry
-}
-
-type reKey struct {
-	pattern string
-	flags   int
-}
-
-type reEntry struct {
-	re  *pyRegexp
-	err error
-}
-
-const reCacheMax = 1024
-
-// compilePython is re.compile(pattern, flags): a *reError, a ValueError or
-// an OverflowError with Python's text when Python would refuse the pattern.
-func compilePython(pattern string, flags int) (*pyRegexp, error) {
-	k := reKey{pattern, flags}
-	reCache.Lock()
-	ent, ok := reCache.m[k]
-	reCache.Unlock()
-	if ok {
-		return ent.re, ent.err
-	}
-	re, err := compileUncached(pattern, flags)
-	reCache.Lock()
-	if reCache.m == nil || len(reCache.m) >= reCacheMax {
-		reCache.m = map[reKey]reEntry{}
-	}
-	reCache.m[k] = reEntry{re, err}
-	reCache.Unlock()
-	return re, err
-}
-
-func compileUncached(pattern string, flags int) (*pyRegexp, error) {
-	tree, f, err := parsePython(pattern, flags)
-	if err != nil {
-		return nil, err
-	}
-	var opts []regexp2.CompileOption
-	if f&reIgnoreCase != 0 {
-		opts = append(opts, regexp2.IgnoreCase)
-	}
-	if f&reMultiline != 0 {
-		opts = append(opts, regexp2.Multiline)
-	}
-	if f&reDotAll != 0 {
-		opts = append(opts, regexp2.Singleline)
-	}
-	net := emitPattern(tree, f)
-	re, err := regexp2.Compile(net, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("internal error: Python pattern %q became %q, which regexp2 refuses: %w", pattern, net, err)
-	}
-	re.MatchTimeout = regexTimeout
-	return &pyRegexp{re: re}, nil
-}
-
-// search is pattern.search(s) is not None.
-func (p *pyRegexp) search(s string) (bool, error) {
-	m, err := p.re.MatchString(s)
-	if err != nil {
-		return false, errors.New("regular expression match timed out")
-	}
-	return m, nil
 }

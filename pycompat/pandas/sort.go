@@ -1,19 +1,21 @@
-package workplace
+package pandas
 
 import "math/bits"
 
-// sortDescendingNumpy returns the order in which pandas' sort_values(...,
-// ascending=False) (kind "quicksort") lists n items whose keys compare with
-// less: nargsort reverses the keys, argsorts them with numpy's introsort
-// (aquicksort), and reverses the result (spec section 4.2.1). Ties are not
-// kept in input order once there are more than 16 items.
-func sortDescendingNumpy(n int, less func(i, j int) bool) []int {
+// SortDescending returns the order in which pandas' sort_values(...,
+// ascending=False) (kind "quicksort", the default) lists n items whose keys
+// compare with less (less(i, j): key i < key j; it must be a strict weak
+// order): nargsort reverses the keys, argsorts them with ArgsortQuick and
+// reverses the result (pandas/core/sorting.py). Ties are not kept in input
+// order once there are more than 16 items, exactly as pandas orders them. n
+// = 0 gives nil.
+func SortDescending(n int, less func(i, j int) bool) []int {
 	if n == 0 {
 		return nil
 	}
 	// R[i] = K[n-1-i]
 	rless := func(a, b int) bool { return less(n-1-a, n-1-b) }
-	p := aquicksort(n, rless)
+	p := ArgsortQuick(n, rless)
 	order := make([]int, n)
 	for j := range order {
 		order[j] = n - 1 - p[n-1-j]
@@ -21,10 +23,14 @@ func sortDescendingNumpy(n int, less func(i, j int) bool) []int {
 	return order
 }
 
-// aquicksort is numpy's npy_aquicksort: introsort of an index array with
-// median-of-three partitioning, insertion sort below 17 elements and a
-// heapsort fallback past depth 2*floor(log2 n).
-func aquicksort(n int, less func(a, b int) bool) []int {
+// ArgsortQuick is numpy's argsort(kind="quicksort") of n keys compared by
+// less (npy_aquicksort of numpy/_core/src/npysort/quicksort.cpp, the generic
+// one, not the SIMD sorts of some CPUs and dtypes): an introsort of an index
+// array with median-of-three partitioning, insertion sort below 17 elements
+// and a heapsort fallback past depth 2*floor(log2 n). It returns the index
+// of each key in sorted order; equal keys are not kept in input order above
+// 16 keys. less must be a strict weak order; it is not called concurrently.
+func ArgsortQuick(n int, less func(a, b int) bool) []int {
 	t := make([]int, n)
 	for i := range t {
 		t[i] = i

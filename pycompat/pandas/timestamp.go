@@ -1,6 +1,7 @@
-package workplace
+package pandas
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -8,17 +9,22 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/pycompat"
+	"github.com/gymkit/gymkit/pycompat/dateutil"
+	"github.com/gymkit/gymkit/pycompat/pyval"
 )
 
-// pd.Timestamp(value), as pandas 2.2 builds it (spec section 3.4): the ISO
-// 8601 fast path of np_datetime_strings.c, then pandas' parse_datetime_string
-// (its "looks like a datetime" test, bare times, MM/DD/YYYY forms, quarters
-// and month abbreviations), then dateutil's parser, with the error texts of
-// each step.
+// This file is pd.Timestamp(value) as pandas 2.2 builds it: the ISO 8601
+// fast path of pandas/_libs/src/vendored/numpy/datetime/np_datetime_strings.c,
+// then parse_datetime_string of pandas/_libs/tslibs/parsing.pyx (its "looks
+// like a datetime" test, bare times, MM/DD/YYYY forms, quarters and month
+// abbreviations), then dateutil's parser (pycompat/dateutil), with the
+// error texts of each step.
 
-// timestamp is a parsed pd.Timestamp: NaT, or a wall-clock time with an
-// optional fixed UTC offset (tz-aware).
-type timestamp struct {
+// Timestamp is a pd.Timestamp: NaT, or a wall-clock time with nanoseconds,
+// naive or tz-aware with a fixed UTC offset. The zero Timestamp is
+// 1970-01-01 00:00:00, naive. It is a plain value, safe to share.
+type Timestamp struct {
 	nat   bool
 	aware bool
 	off   int64 // seconds east of UTC, when aware
@@ -26,38 +32,79 @@ type timestamp struct {
 	nsec  int64 // 0..999999999
 }
 
-// nowFunc is the wall clock for "now", "today" and bare times.
-var nowFunc = time.Now
+// NaT is pd.NaT, the missing Timestamp.
+var NaT = Timestamp{nat: true}
 
-func tsFromCivil(y, mo, d, h, mi, s int, nsec int64) timestamp {
+func tsFromCivil(y, mo, d, h, mi, s int, nsec int64) Timestamp {
 	t := time.Date(y, time.Month(mo), d, h, mi, s, 0, time.UTC)
-	return timestamp{sec: t.Unix(), nsec: nsec}
+	return Timestamp{sec: t.Unix(), nsec: nsec}
 }
 
-func tsFromTime(t time.Time) timestamp {
+func tsFromTime(t time.Time) Timestamp {
 	wall := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
-	return timestamp{sec: wall.Unix(), nsec: int64(t.Nanosecond())}
+	return Timestamp{sec: wall.Unix(), nsec: int64(t.Nanosecond())}
+}
+
+// IsNaT reports whether t is NaT.
+func (t Timestamp) IsNaT() bool { return t.nat }
+
+// Aware reports whether t is tz-aware (has a UTC offset).
+func (t Timestamp) Aware() bool { return t.aware }
+
+// Time returns t's wall clock as a time.Time: in a time.FixedZone of its
+// offset when aware, in time.UTC when naive; the zero Time for NaT.
+func (t Timestamp) Time() time.Time {
+	if t.nat {
+		return time.Time{}
+	}
+	w := time.Unix(t.sec, t.nsec).UTC()
+	if !t.aware {
+		return w
+	}
+	return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), time.FixedZone("", int(t.off)))
+}
+
+// String returns str(t): "2023-12-05 10:00:00", the fraction when not zero
+// (".500000", or nanoseconds when below microseconds), "+01:00" when aware;
+// "NaT".
+func (t Timestamp) String() string {
+	if t.nat {
+		return "NaT"
+	}
+	w := t.Time()
+	s := w.Format("2006-01-02 15:04:05")
+	switch {
+	case t.nsec%1000 != 0:
+		s += fmt.Sprintf(".%09d", t.nsec)
+	case t.nsec != 0:
+		s += fmt.Sprintf(".%06d", t.nsec/1000)
+	}
+	if t.aware {
+		s += w.Format("-07:00")
+	}
+	return s
 }
 
 // instant returns the comparable (seconds, nanoseconds).
-func (t timestamp) instant() (int64, int64) {
+func (t Timestamp) instant() (int64, int64) {
 	if t.aware {
 		return t.sec - t.off, t.nsec
 	}
 	return t.sec, t.nsec
 }
 
-// cmpTS compares a and b. ok is false if either is NaT (every comparison is
-// then False); comparing a naive and an aware timestamp raises TypeError.
-func cmpTS(a, b timestamp) (int, bool, error) {
-	if a.nat || b.nat {
+// Cmp compares t with u: -1, 0 or 1. ok is false when either is NaT (every
+// comparison is then False); a naive and an aware Timestamp are Python's
+// TypeError("Cannot compare tz-naive and tz-aware timestamps").
+func (t Timestamp) Cmp(u Timestamp) (c int, ok bool, err error) {
+	if t.nat || u.nat {
 		return 0, false, nil
 	}
-	if a.aware != b.aware {
-		return 0, false, typeError("Cannot compare tz-naive and tz-aware timestamps")
+	if t.aware != u.aware {
+		return 0, false, pycompat.TypeError("Cannot compare tz-naive and tz-aware timestamps")
 	}
-	as, an := a.instant()
-	bs, bn := b.instant()
+	as, an := t.instant()
+	bs, bn := u.instant()
 	switch {
 	case as < bs || (as == bs && an < bn):
 		return -1, true, nil
@@ -67,20 +114,34 @@ func cmpTS(a, b timestamp) (int, bool, error) {
 	return 1, true, nil
 }
 
-// tsGE and tsLE are a >= b and a <= b.
-func tsGE(a, b timestamp) (bool, error) {
-	c, ok, err := cmpTS(a, b)
-	return ok && c >= 0, err
+// Compare returns Python's t op u for op "<", "<=", ">", ">=", "==" or "!=":
+// False with NaT on either side (True for "!="), Cmp's TypeError for a naive
+// and an aware Timestamp. Another op is a Go error.
+func (t Timestamp) Compare(op string, u Timestamp) (bool, error) {
+	c, ok, err := t.Cmp(u)
+	if err != nil {
+		return false, err
+	}
+	switch op {
+	case "<":
+		return ok && c < 0, nil
+	case "<=":
+		return ok && c <= 0, nil
+	case ">":
+		return ok && c > 0, nil
+	case ">=":
+		return ok && c >= 0, nil
+	case "==":
+		return ok && c == 0, nil
+	case "!=":
+		return !ok || c != 0, nil
+	}
+	return false, errors.New("pandas: unknown comparison operator " + strconv.Quote(op))
 }
 
-func tsLE(a, b timestamp) (bool, error) {
-	c, ok, err := cmpTS(a, b)
-	return ok && c <= 0, err
-}
-
-// date returns the wall-clock date as a comparable day number (Timestamp.date()).
-// ok is false for NaT.
-func (t timestamp) date() (int64, bool) {
+// Day returns t.date() as a day number (days since 1970-01-01 of the wall
+// clock), for comparing dates; ok is false for NaT.
+func (t Timestamp) Day() (int64, bool) {
 	if t.nat {
 		return 0, false
 	}
@@ -95,57 +156,101 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// parseTimestamp is pd.Timestamp(v) for a JSON value.
-func parseTimestamp(v value) (timestamp, error) {
+// ToTimestamp is pd.Timestamp(v) for a Python object (see pycompat/pyval;
+// a framework.Value is read as json.loads reads it): None and a float NaN
+// are NaT; an int is nanoseconds since the epoch (a float is truncated to
+// them); a str is parsed as ParseTimestamp parses it. Other types are
+// TypeError("Cannot convert input [True] of type <class 'bool'> to
+// Timestamp"); an int beyond the int64 range is ValueError("Out of bounds
+// nanosecond timestamp: ..."), a float beyond it or infinite
+// OverflowError("cannot convert float infinity to integer"). The clock of
+// "now", "today" and bare times is time.Now.
+func ToTimestamp(v any) (Timestamp, error) { return toTimestamp(v, time.Now) }
+
+func toTimestamp(o any, now func() time.Time) (Timestamp, error) {
+	v, ok := o.(framework.Value)
+	if p, isPtr := o.(*framework.Value); isPtr && p != nil {
+		v, ok = *p, true
+	}
+	if !ok {
+		// Another Python object, as the Value json.loads would give (o is
+		// not stored: a framework.Value argument need not be copied to the
+		// heap).
+		switch pyval.TypeName(o) {
+		case "NoneType":
+			v = framework.NullValue()
+		case "str":
+			v = framework.StringValue(pyval.Str(o))
+		case "int":
+			n, _ := pyval.Int(o)
+			v = framework.NumberValue(n.String())
+		case "float":
+			f, _ := pyval.Float(o)
+			v = pyval.FloatValue(f)
+		default:
+			return Timestamp{}, pycompat.TypeError("Cannot convert input [" + pyval.Str(o) + "] of type <class '" + pyval.TypeName(o) + "'> to Timestamp")
+		}
+	}
 	switch v.Kind {
 	case framework.KindNull:
-		return timestamp{nat: true}, nil
+		return NaT, nil
 	case framework.KindString:
-		return parseTimestampString(v.Str)
+		return parseTimestampString(v.Str, now)
 	case framework.KindNumber:
 		if v.IsFloat() {
 			f, _ := v.Float()
 			if math.IsNaN(f) {
-				return timestamp{nat: true}, nil
+				return NaT, nil
 			}
 			if math.IsInf(f, 0) || math.Abs(f) >= 9.3e18 {
-				return timestamp{}, &pyErr{"OverflowError", "cannot convert float infinity to integer"}
+				return Timestamp{}, pycompat.OverflowError("cannot convert float infinity to integer")
 			}
 			return tsFromNanos(int64(f)), nil
 		}
 		n, ok := v.Int()
 		if !ok {
 			b, _ := v.BigInt()
-			return timestamp{}, &pyErr{"ValueError", fmt.Sprintf("Out of bounds nanosecond timestamp: %s", b.String())}
+			return Timestamp{}, pycompat.ValueError(fmt.Sprintf("Out of bounds nanosecond timestamp: %s", b.String()))
 		}
 		if n == math.MinInt64 { // NPY_NAT
-			return timestamp{nat: true}, nil
+			return NaT, nil
 		}
 		return tsFromNanos(n), nil
 	}
-	return timestamp{}, typeError("Cannot convert input [" + pyStr(v) + "] of type <class '" + typeName(v) + "'> to Timestamp")
+	return Timestamp{}, pycompat.TypeError("Cannot convert input [" + pyval.Str(v) + "] of type <class '" + pyval.TypeName(v) + "'> to Timestamp")
 }
 
-func tsFromNanos(n int64) timestamp {
+// ParseTimestamp is pd.Timestamp(s) for a str: "", "NaT", "nan" and their
+// spellings are NaT; "now" and "today" the wall clock (time.Now); then the
+// ISO 8601 forms pandas reads itself (every separator and unpadded form it
+// accepts, fractions, "Z" and offsets), pandas' parse_datetime_string
+// (bare times on today's date, MM/DD/YYYY with the day-first fallback,
+// quarters, "%b %Y" forms) and dateutil's parser. Its errors are pandas'
+// and dateutil's ValueErrors with their texts ("Unknown datetime string
+// format, unable to parse: abc", `Given date string "5" not likely a
+// datetime`, "day is out of range for month: 2023-02-30").
+func ParseTimestamp(s string) (Timestamp, error) { return parseTimestampString(s, time.Now) }
+
+func tsFromNanos(n int64) Timestamp {
 	sec := floorDiv(n, 1e9)
-	return timestamp{sec: sec, nsec: n - sec*1e9}
+	return Timestamp{sec: sec, nsec: n - sec*1e9}
 }
 
 var natStrings = map[string]bool{"NaT": true, "nat": true, "NAT": true, "nan": true, "NaN": true, "NAN": true}
 
 // parseTimestampString is convert_str_to_tsobject.
-func parseTimestampString(s string) (timestamp, error) {
+func parseTimestampString(s string, now func() time.Time) (Timestamp, error) {
 	if s == "" || natStrings[s] {
-		return timestamp{nat: true}, nil
+		return NaT, nil
 	}
 	switch s {
 	case "now", "today":
-		return tsFromTime(nowFunc()), nil
+		return tsFromTime(now()), nil
 	}
 	if ts, ok := parseISO8601(s); ok {
 		return ts, nil
 	}
-	return parseDatetimeString(s)
+	return parseDatetimeString(s, now)
 }
 
 // --- the ISO 8601 fast path (pandas' parse_iso_8601_datetime) ---
@@ -163,7 +268,7 @@ func isLeap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
 // parseISO8601 reports ok=false whenever pandas' C parser fails (out-of-range
 // fields included), so that the caller falls back to the slow path as pandas
 // does.
-func parseISO8601(s string) (timestamp, bool) {
+func parseISO8601(s string) (Timestamp, bool) {
 	i := 0
 	at := func(k int) byte { // the C code reads the NUL terminator
 		if k < len(s) {
@@ -180,7 +285,7 @@ func parseISO8601(s string) (timestamp, bool) {
 		i++
 	}
 	if i >= len(s) {
-		return timestamp{}, false
+		return Timestamp{}, false
 	}
 	year, month, day := 0, 1, 1
 	hour, minute, sec := 0, 0, 0
@@ -196,7 +301,7 @@ func parseISO8601(s string) (timestamp, bool) {
 	if isLeap(year) {
 		leap = 1
 	}
-	finish := func() (timestamp, bool) {
+	finish := func() (Timestamp, bool) {
 		return tsFromCivil(year, month, day, hour, minute, sec, nsec), true
 	}
 	if i >= len(s) {
@@ -208,11 +313,11 @@ func parseISO8601(s string) (timestamp, bool) {
 		case '-', '.', '/', '\\', ' ':
 			sep = s[i]
 		default:
-			return timestamp{}, false
+			return Timestamp{}, false
 		}
 		i++
 		if i >= len(s) || !cIsDigit(s[i]) {
-			return timestamp{}, false
+			return Timestamp{}, false
 		}
 	}
 	// month
@@ -222,26 +327,26 @@ func parseISO8601(s string) (timestamp, bool) {
 		month = month*10 + int(s[i]-'0')
 		i++
 	} else if sep == 0 {
-		return timestamp{}, false
+		return Timestamp{}, false
 	}
 	if month < 1 || month > 12 {
-		return timestamp{}, false
+		return Timestamp{}, false
 	}
 	if i >= len(s) {
 		if sep == 0 {
-			return timestamp{}, false
+			return Timestamp{}, false
 		}
 		return finish()
 	}
 	if sep != 0 {
 		if s[i] != sep || len(s)-i == 1 {
-			return timestamp{}, false
+			return Timestamp{}, false
 		}
 		i++
 	}
 	// day
 	if !cIsDigit(at(i)) {
-		return timestamp{}, false
+		return Timestamp{}, false
 	}
 	day = int(s[i] - '0')
 	i++
@@ -249,21 +354,21 @@ func parseISO8601(s string) (timestamp, bool) {
 		day = day*10 + int(s[i]-'0')
 		i++
 	} else if sep == 0 {
-		return timestamp{}, false
+		return Timestamp{}, false
 	}
 	if day < 1 || day > daysPerMonth[leap][month-1] {
-		return timestamp{}, false
+		return Timestamp{}, false
 	}
 	if i >= len(s) {
 		return finish()
 	}
 	if (s[i] != 'T' && s[i] != ' ') || len(s)-i == 1 {
-		return timestamp{}, false
+		return Timestamp{}, false
 	}
 	i++
 	// hours
 	if !cIsDigit(at(i)) {
-		return timestamp{}, false
+		return Timestamp{}, false
 	}
 	hour = int(s[i] - '0')
 	i++
@@ -273,12 +378,12 @@ func parseISO8601(s string) (timestamp, bool) {
 		hour = hour*10 + int(s[i]-'0')
 		i++
 		if hour >= 24 {
-			return timestamp{}, false
+			return Timestamp{}, false
 		}
 	}
 	if i >= len(s) {
 		if !hour2 {
-			return timestamp{}, false
+			return Timestamp{}, false
 		}
 		return finish()
 	}
@@ -287,11 +392,11 @@ func parseISO8601(s string) (timestamp, bool) {
 		hmsSep = true
 		i++
 		if i >= len(s) || !cIsDigit(s[i]) {
-			return timestamp{}, false
+			return Timestamp{}, false
 		}
 	} else if !cIsDigit(s[i]) {
 		if !hour2 {
-			return timestamp{}, false
+			return Timestamp{}, false
 		}
 		return isoTimezone(s, i, finish)
 	}
@@ -302,10 +407,10 @@ func parseISO8601(s string) (timestamp, bool) {
 		minute = minute*10 + int(s[i]-'0')
 		i++
 		if minute >= 60 {
-			return timestamp{}, false
+			return Timestamp{}, false
 		}
 	} else if !hmsSep {
-		return timestamp{}, false
+		return Timestamp{}, false
 	}
 	if i >= len(s) {
 		return finish()
@@ -314,7 +419,7 @@ func parseISO8601(s string) (timestamp, bool) {
 	case hmsSep && s[i] == ':':
 		i++
 		if i >= len(s) || !cIsDigit(s[i]) {
-			return timestamp{}, false
+			return Timestamp{}, false
 		}
 	case !hmsSep && cIsDigit(s[i]):
 	default:
@@ -327,10 +432,10 @@ func parseISO8601(s string) (timestamp, bool) {
 		sec = sec*10 + int(s[i]-'0')
 		i++
 		if sec >= 60 {
-			return timestamp{}, false
+			return Timestamp{}, false
 		}
 	} else if !hmsSep {
-		return timestamp{}, false
+		return Timestamp{}, false
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
@@ -351,7 +456,7 @@ func parseISO8601(s string) (timestamp, bool) {
 }
 
 // isoTimezone parses the optional zone after the time.
-func isoTimezone(s string, i int, finish func() (timestamp, bool)) (timestamp, bool) {
+func isoTimezone(s string, i int, finish func() (Timestamp, bool)) (Timestamp, bool) {
 	for i < len(s) && cIsSpace(s[i]) {
 		i++
 	}
@@ -372,13 +477,13 @@ func isoTimezone(s string, i int, finish func() (timestamp, bool)) (timestamp, b
 			oh = int(s[i]-'0')*10 + int(s[i+1]-'0')
 			i += 2
 			if oh >= 24 {
-				return timestamp{}, false
+				return Timestamp{}, false
 			}
 		case len(s)-i >= 1 && cIsDigit(s[i]):
 			oh = int(s[i] - '0')
 			i++
 		default:
-			return timestamp{}, false
+			return Timestamp{}, false
 		}
 		if i < len(s) {
 			if s[i] == ':' {
@@ -389,13 +494,13 @@ func isoTimezone(s string, i int, finish func() (timestamp, bool)) (timestamp, b
 				om = int(s[i]-'0')*10 + int(s[i+1]-'0')
 				i += 2
 				if om >= 60 {
-					return timestamp{}, false
+					return Timestamp{}, false
 				}
 			case len(s)-i >= 1 && cIsDigit(s[i]):
 				om = int(s[i] - '0')
 				i++
 			default:
-				return timestamp{}, false
+				return Timestamp{}, false
 			}
 		}
 		off := int64(oh*3600 + om*60)
@@ -404,30 +509,84 @@ func isoTimezone(s string, i int, finish func() (timestamp, bool)) (timestamp, b
 		}
 		ts.aware, ts.off = true, off
 	default:
-		return timestamp{}, false
+		return Timestamp{}, false
 	}
 	for i < len(s) && cIsSpace(s[i]) {
 		i++
 	}
 	if i != len(s) {
-		return timestamp{}, false
+		return Timestamp{}, false
 	}
 	return ts, true
 }
 
 // --- parse_datetime_string ---
 
-func dateParseError(msg string) error { return valueError(msg) }
+func dateParseError(msg string) error { return &pycompat.Exception{Class: "DateParseError", Msg: msg} }
 
-func parseDatetimeString(s string) (timestamp, error) {
+// tsFromDateTime is the Timestamp of a datetime; an offset of a day or
+// more is refused.
+func tsFromDateTime(dt dateutil.DateTime) (Timestamp, error) {
+	ts := tsFromTime(dt.Time)
+	if dt.Aware {
+		_, off := dt.Time.Zone()
+		if off <= -86400 || off >= 86400 {
+			return Timestamp{}, pycompat.ValueError(fmt.Sprintf("Offset must be strictly between -timedelta(hours=24) and timedelta(hours=24), got %d", off))
+		}
+		ts.aware, ts.off = true, int64(off)
+	}
+	return ts, nil
+}
+
+// dateutilParse is pandas' dateutil_parse with the default 0001-01-01
+// (pandas/_libs/tslibs/parsing.pyx): dateutil's parser._parse, then the
+// fields over the default, with pandas' error texts.
+func dateutilParse(s string, now func() time.Time) (Timestamp, error) {
+	f, ok := dateutil.ParseFields(s, now)
+	if !ok {
+		return Timestamp{}, dateParseError("Unknown datetime string format, unable to parse: " + s)
+	}
+	if !f.HasDateOrTime() {
+		return Timestamp{}, dateParseError("Unable to parse datetime string: " + s)
+	}
+	field := func(o dateutil.OptInt, def int) int {
+		if o.Valid {
+			return o.Value
+		}
+		return def
+	}
+	year, month, day := field(f.Year, 1), field(f.Month, 1), field(f.Day, 1)
+	hour, minute, sec, us := field(f.Hour, 0), field(f.Minute, 0), field(f.Second, 0), field(f.Microsecond, 0)
+	if year > 1<<31-1 || year < -(1<<31) {
+		return Timestamp{}, &pycompat.Exception{Class: "OutOfBoundsDatetime", Msg: `Parsing "` + s + `" to datetime overflows`}
+	}
+	if err := dateutil.CheckDateTime(year, month, day, hour, minute, sec, us); err != nil {
+		return Timestamp{}, dateParseError(err.Error() + ": " + s)
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, us*1000, time.UTC)
+	if f.Weekday.Valid && !f.Day.Valid {
+		// relativedelta(weekday=...): the next such day on or after.
+		cur := (int(t.Weekday()) + 6) % 7 // Monday = 0
+		t = t.AddDate(0, 0, (f.Weekday.Value-cur+7)%7)
+	}
+	return tsFromDateTime(dateutil.Aware(t, f))
+}
+
+func parseDatetimeString(s string, now func() time.Time) (Timestamp, error) {
 	if !looksLikeDatetime(s) {
-		return timestamp{}, valueError(`Given date string "` + s + `" not likely a datetime`)
+		return Timestamp{}, pycompat.ValueError(`Given date string "` + s + `" not likely a datetime`)
 	}
 	if timePat(s) {
 		// dateutil.parser.parse with today's midnight as the default.
-		now := nowFunc()
-		def := civil{year: now.Year(), month: int(now.Month()), day: now.Day()}
-		return dateutilParse(s, def, true)
+		dt, err := dateutil.Parse(s, dateutil.Options{Now: now})
+		if pycompat.IsInstance(err, "OverflowError") {
+			// As the path below answers it (pandas' text).
+			return Timestamp{}, &pycompat.Exception{Class: "OutOfBoundsDatetime", Msg: `Parsing "` + s + `" to datetime overflows`}
+		}
+		if err != nil {
+			return Timestamp{}, err
+		}
+		return tsFromDateTime(dt)
 	}
 	if ts, ok, err := parseDelimitedDate(s); err != nil || ok {
 		return ts, err
@@ -435,7 +594,7 @@ func parseDatetimeString(s string) (timestamp, error) {
 	if ts, ok, err := parseDateAbbr(s); err != nil || ok {
 		return ts, err
 	}
-	return dateutilParse(s, civil{year: 1, month: 1, day: 1}, false)
+	return dateutilParse(s, now)
 }
 
 // looksLikeDatetime is pandas' _does_string_look_like_datetime.
@@ -541,7 +700,7 @@ func parse4(b []byte) int {
 }
 
 // parseDelimitedDate is pandas' _parse_delimited_date (dayfirst=False).
-func parseDelimitedDate(str string) (timestamp, bool, error) {
+func parseDelimitedDate(str string) (Timestamp, bool, error) {
 	b := []byte(str)
 	var month, day, year int
 	day = 1
@@ -557,46 +716,25 @@ func parseDelimitedDate(str string) (timestamp, bool, error) {
 		month, day, year, canSwap = parse1(b), parse1(b[2:]), parse4(b[4:]), true
 	case len(b) == 7 && isDelimiter(b[2]):
 		if b[2] == '.' {
-			return timestamp{}, false, nil
+			return Timestamp{}, false, nil
 		}
 		month, year = parse2(b), parse4(b[3:])
 	default:
-		return timestamp{}, false, nil
+		return Timestamp{}, false, nil
 	}
 	if month < 0 || day < 0 || year < 1000 {
-		return timestamp{}, false, nil
+		return Timestamp{}, false, nil
 	}
 	if 1 <= month && month <= 31 && 1 <= day && day <= 31 && (month <= 12 || day <= 12) {
 		if month > 12 && canSwap {
 			day, month = month, day
 		}
-		if err := checkDate(year, month, day); err != nil {
-			return timestamp{}, false, err
+		if err := dateutil.CheckDate(year, month, day); err != nil {
+			return Timestamp{}, false, err
 		}
 		return tsFromCivil(year, month, day, 0, 0, 0, 0), true, nil
 	}
-	return timestamp{}, false, dateParseError(fmt.Sprintf("Invalid date specified (%d/%d)", month, day))
-}
-
-// checkDate is datetime's argument check (its ValueError texts).
-func checkDate(year, month, day int) error {
-	if year < 1 || year > 9999 {
-		return valueError(fmt.Sprintf("year %d is out of range", year))
-	}
-	if month < 1 || month > 12 {
-		return valueError("month must be in 1..12")
-	}
-	if day < 1 || day > daysIn(year, month) {
-		return valueError("day is out of range for month")
-	}
-	return nil
-}
-
-func daysIn(year, month int) int {
-	if month == 2 && isLeap(year) {
-		return 29
-	}
-	return daysPerMonth[0][month-1]
+	return Timestamp{}, false, dateParseError(fmt.Sprintf("Invalid date specified (%d/%d)", month, day))
 }
 
 var monthAbbrs = []string{"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"}
@@ -604,11 +742,11 @@ var monthAbbrs = []string{"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG"
 // parseDateAbbr is pandas' _parse_dateabbr_string with default 0001-01-01
 // and no frequency: a year alone, quarters (2Q2005, 2005Q1, ...), then the
 // strptime formats %Y-%m, %b %Y and %b-%Y.
-func parseDateAbbr(s string) (timestamp, bool, error) {
+func parseDateAbbr(s string) (Timestamp, bool, error) {
 	u := strings.ToUpper(s)
 	n := len([]rune(u))
 	if n == 4 {
-		if y, ok := parseIntLiteral(u); ok && y.IsInt64() && y.Int64() >= 1 && y.Int64() <= 9999 {
+		if y, err := pyval.ParseInt(u); err == nil && y.IsInt64() && y.Int64() >= 1 && y.Int64() <= 9999 {
 			return tsFromCivil(int(y.Int64()), 1, 1, 0, 0, 0, 0), true, nil
 		}
 	}
@@ -621,10 +759,10 @@ func parseDateAbbr(s string) (timestamp, bool, error) {
 	if ts, ok := strptimeMonth(u); ok {
 		return ts, true, nil
 	}
-	return timestamp{}, false, nil
+	return Timestamp{}, false, nil
 }
 
-func parseQuarter(u string) (timestamp, bool, error) {
+func parseQuarter(u string) (Timestamp, bool, error) {
 	r := []rune(u)
 	n := len(r)
 	i := -1
@@ -635,12 +773,12 @@ func parseQuarter(u string) (timestamp, bool, error) {
 		}
 	}
 	if i < 0 {
-		return timestamp{}, false, nil
+		return Timestamp{}, false, nil
 	}
 	b := []byte(u)
 	atoi := func(s string) (int, bool) {
-		v, ok := parseIntLiteral(s)
-		if !ok || !v.IsInt64() {
+		v, err := pyval.ParseInt(s)
+		if err != nil || !v.IsInt64() {
 			return 0, false
 		}
 		return int(v.Int64()), true
@@ -653,53 +791,53 @@ func parseQuarter(u string) (timestamp, bool, error) {
 		case n == 4 || (n == 5 && r[i+1] == '-'):
 			y, ok := atoi(string(r[n-2:]))
 			if !ok {
-				return timestamp{}, false, nil
+				return Timestamp{}, false, nil
 			}
 			year = 2000 + y
 		case n == 6 || (n == 7 && r[i+1] == '-'):
 			y, ok := atoi(string(r[n-4:]))
 			if !ok {
-				return timestamp{}, false, nil
+				return Timestamp{}, false, nil
 			}
 			year = y
 		default:
-			return timestamp{}, false, nil
+			return Timestamp{}, false, nil
 		}
 	case i == 2 || i == 3:
 		if n == 4 || (n == 5 && r[i-1] == '-') {
 			quarter = digitOr(b[len(b)-1], -1)
 			y, ok := atoi(string(r[:2]))
 			if !ok {
-				return timestamp{}, false, nil
+				return Timestamp{}, false, nil
 			}
 			year = 2000 + y
 		} else {
-			return timestamp{}, false, nil
+			return Timestamp{}, false, nil
 		}
 	case i == 4 || i == 5:
 		if n == 6 || (n == 7 && r[i-1] == '-') {
 			quarter = digitOr(b[len(b)-1], -1)
 			y, ok := atoi(string(r[:4]))
 			if !ok {
-				return timestamp{}, false, nil
+				return Timestamp{}, false, nil
 			}
 			year = y
 		} else {
-			return timestamp{}, false, nil
+			return Timestamp{}, false, nil
 		}
 	}
 	if quarter < 1 || quarter > 4 {
-		return timestamp{}, false, dateParseError("Incorrect quarterly string is given, quarter must be between 1 and 4: " + u)
+		return Timestamp{}, false, dateParseError("Incorrect quarterly string is given, quarter must be between 1 and 4: " + u)
 	}
 	month := (quarter-1)*3 + 1
-	if err := checkDate(year, month, 1); err != nil {
-		return timestamp{}, false, nil // ValueError from replace: caught, fall through
+	if err := dateutil.CheckDate(year, month, 1); err != nil {
+		return Timestamp{}, false, nil // ValueError from replace: caught, fall through
 	}
 	return tsFromCivil(year, month, 1, 0, 0, 0, 0), true, nil
 }
 
 // strptimeMonth tries datetime.strptime with "%Y-%m", "%b %Y" and "%b-%Y".
-func strptimeMonth(u string) (timestamp, bool) {
+func strptimeMonth(u string) (Timestamp, bool) {
 	// %Y-%m
 	if len(u) >= 6 && len(u) <= 7 && u[4] == '-' && allDigits(u[:4]) {
 		if m, ok := strptimeM(u[5:]); ok {
@@ -731,7 +869,7 @@ func strptimeMonth(u string) (timestamp, bool) {
 			}
 		}
 	}
-	return timestamp{}, false
+	return Timestamp{}, false
 }
 
 // strptimeM is %m: 1[0-2]|0[1-9]|[1-9], the whole rest.

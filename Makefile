@@ -15,7 +15,7 @@ fmt:
 vet:
 	$(GO) vet ./...
 
-# The memory bounds of issue 10 (internal/breaktest TestBodyMemoryBounded, TestExtraMemory) are
+# The memory bounds of docs/security.md ("Exhaust memory"; internal/breaktest TestBodyMemoryBounded, TestExtraMemory) are
 # measured without -race (its runtime's figures are not the server's), so they
 # run a second time alone.
 unit:
@@ -34,7 +34,7 @@ peer:
 # environments on loopback, good and bad traffic on both doors, live heap, goroutines and
 # fds sampled; a few minutes. SOAK_FLAGS tunes it, e.g.
 #   make soak SOAK_FLAGS='-soak.duration=1m -soak.concurrency=4'
-#   make soak SOAK_FLAGS='-soak.cookieless=1000000'   # issue 11's acceptance figure
+#   make soak SOAK_FLAGS='-soak.cookieless=1000000'   # the figure docs/security.md quotes
 SOAK_FLAGS ?=
 soak:
 	$(GO) vet -tags soak ./internal/soak
@@ -53,11 +53,11 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$dir; \
 	done
 
-# Issue 14's suite, in one run (not part of make test; docs/performance.md): every Go
+# The performance suite, in one run (not part of make test; docs/performance.md): every Go
 # benchmark (ns/op, allocs/op; internal/loadbench compares both doors with a bare chi
 # handler and a bare go-sdk server), then the load driver (internal/loadbench/cmd/loadbench:
 # each target in its own process pinned to CPU 0, the driver on CPU 1; calls/s, p50/p99,
-# server CPU per call at 1, 32 and 256 clients, and the issue's ratios; with a redis-server on
+# server CPU per call at 1, 32 and 256 clients, and the ratios against their targets; with a redis-server on
 # PATH also the counter on session.store: redis, one replica and two). About 6 minutes.
 # BENCH_FLAGS and LOADBENCH_FLAGS tune them, e.g.
 #   make bench BENCH_FLAGS='-count 5' LOADBENCH_FLAGS='-duration 10s -rounds 5'

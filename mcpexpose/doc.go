@@ -69,7 +69,7 @@
 //
 // # The lean path
 //
-// A stateless door answers the common requests itself (issue 14): a POST
+// A stateless door answers the common requests itself: a POST
 // holding one tools/call, tools/list, initialize, ping or
 // notifications/initialized of the shapes agents send is read once by the
 // door's own reader and answered with the bytes the go-sdk path answers

@@ -16,7 +16,8 @@ import (
 	"github.com/gymkit/gymkit/framework"
 )
 
-// The 401 bodies, as the issue's clients expect them.
+// The 401 bodies, as MCP clients expect them (docs/mcp.md, "Bearer
+// authentication and CORS: the auth and cors blocks").
 const (
 	// MissingBody answers a request without a bearer token.
 	MissingBody = `{"error":"Missing bearer token"}`

@@ -89,13 +89,13 @@ func (s *scan) Write(p []byte) (int, error) {
 
 // TestBodyMemoryBounded: a body within max_body_bytes costs the server a
 // small multiple of its size at its peak, whatever its shape, so
-// max_inflight_body_bytes (which counts raw body bytes) bounds the
-// process's memory (issue 10: at most ~4x the body plus a constant for
-// what the framework builds; a framework.Value the environment asks for is
-// its 72 bytes per JSON value on top). The
-// client here sends from one string and discards the answer as it reads
-// it, so what is measured is the server's: reading the body, checking it,
-// decoding it and writing the answer.
+// max_inflight_body_bytes (which counts raw body bytes) bounds the process's
+// memory (docs/security.md, "Exhaust memory": at most ~4x the body plus a
+// constant for what the framework builds; a framework.Value the environment
+// asks for is its 72 bytes per JSON value on top). The client here sends from
+// one string and discards the answer as it reads it, so what is measured is
+// the server's: reading the body, checking it, decoding it and writing the
+// answer.
 //
 // The bounds are what the framework reaches (peak/body; "then" is the
 // previous state of this test, five runs, "now" this one's, ten runs on a

@@ -603,10 +603,10 @@ func smallKeys(n int) string {
 // The small keys were the appends' 1.25x growth (the extras' slice, the
 // verify dump and its filtered copy: each allocated about 5x its final
 // size) and the duplicate check's map[string]bool; what is left is one
-// pyjson.Member (88 bytes) per key of about 13 bytes of text, which issue
-// 10's ~4x cannot reach without a compact Extra (reported). The bounds are
-// the measured figures with a margin, so that the growth does not come
-// back.
+// pyjson.Member (88 bytes) per key of about 13 bytes of text, which
+// cannot reach the ~4x of docs/security.md, "Exhaust memory", without a
+// more compact Extra. The bounds are the measured figures with a margin,
+// so that the growth does not come back.
 func TestExtraMemory(t *testing.T) {
 	if raceEnabled {
 		t.Skip("memory figures under -race are the race runtime's")

@@ -1,6 +1,7 @@
 package breaktest
 
-// Hostile tests of the issue 11 lifecycle: /close_session racing the
+// Hostile tests of the session lifecycle (docs/security.md, "What is
+// stored, and when"): /close_session racing the
 // rollout's own tool calls on workplace_assistant, on both doors.
 
 import (
@@ -130,7 +131,7 @@ const wpVerify = `{"responses_create_params":{"input":[{"role":"user","content":
 	`"parallel_tool_calls":false,"tool_choice":"auto","tools":[]},` +
 	`"ground_truth":[],"id":7,"category":"workplace_assistant_email","environment_name":"workplace_assistant"}`
 
-// TestEndRacingFirstWrite (issue 11, lifecycle): POST /close_session, or
+// TestEndRacingFirstWrite: POST /close_session, or
 // /verify, sent while the rollout's first write (the one that creates its
 // world) is in flight, on either door. Whatever the order, once both are
 // answered the rollout is over: its cookie and its token answer "Session not
@@ -187,7 +188,7 @@ func TestEndRacingFirstWrite(t *testing.T) {
 	}
 }
 
-// TestWorkplaceNoWriteAfter504 (issue 11, Timeouts): workplace_assistant
+// TestWorkplaceNoWriteAfter504: workplace_assistant
 // keeps its worlds itself, outside session.Update, so the framework's write
 // guard does not cover them. With email_delete_email limited to 1 µs (every
 // call times out before the tool runs), 50 deletes of a kept world's email
@@ -230,7 +231,7 @@ func TestWorkplaceNoWriteAfter504(t *testing.T) {
 	}
 }
 
-// TestParallelFirstWritesBothDoors (issue 11, workplace): 20 rollouts, each
+// TestParallelFirstWritesBothDoors: 20 rollouts, each
 // sending 10 emails at once, 5 over HTTP and 5 over MCP, as their first
 // writes: every rollout ends with exactly its 10 emails and one world.
 func TestParallelFirstWritesBothDoors(t *testing.T) {

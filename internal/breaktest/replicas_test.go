@@ -1,6 +1,7 @@
 package breaktest
 
-// Hostile tests of the issue 11 signed session cookies and MCP tokens
+// Hostile tests of the signed session cookies and MCP tokens
+// (docs/security.md, "What is signed, with what")
 // across instances: replicas sharing a secret, instances that do not,
 // rotation, fake-clock expiry, odd spellings, and oversized or repeated
 // cookie headers, all over real HTTP.
@@ -87,13 +88,13 @@ func tokenID(t *testing.T, url, token string) (id, errText string) {
 
 const badToken = "Invalid Gym MCP session token."
 
-// TestReplicasShareOneSecret (issue 11, one instance secret): a cookie and a
-// token minted by replica A are valid on replica B with the same secret (the
-// design: nothing is stored); replicas with another secret refuse both, and
-// so does another instance with the same secret (the cookie's MAC covers its
-// name, the token carries the instance). Rotation: [new, old] accepts the
-// old secret's cookie and token and re-signs the cookie under new; an
-// instance that dropped old refuses them.
+// TestReplicasShareOneSecret (docs/security.md, "The instance secret"): a
+// cookie and a token minted by replica A are valid on replica B with the same
+// secret (the design: nothing is stored); replicas with another secret refuse
+// both, and so does another instance with the same secret (the cookie's MAC
+// covers its name, the token carries the instance). Rotation: [new, old]
+// accepts the old secret's cookie and token and re-signs the cookie under
+// new; an instance that dropped old refuses them.
 func TestReplicasShareOneSecret(t *testing.T) {
 	t.Parallel()
 	a := replica(t, "inst", nil, replicaSecretA)
@@ -148,11 +149,11 @@ func TestReplicasShareOneSecret(t *testing.T) {
 	_ = name
 }
 
-// TestCookieSpellingsOverHTTP (issue 11, signed cookies): every one of
-// 84*68 one-character changes of a real cookie, its truncations, re-padded
-// and standard-alphabet spellings start a new session with exactly one
-// Set-Cookie; the genuine cookie, last among 5,000 duplicates or at the end
-// of a 100 KB header, keeps its session, and a bad last duplicate after a
+// TestCookieSpellingsOverHTTP (docs/security.md, "The session cookie"): every
+// one of 84*68 one-character changes of a real cookie, its truncations,
+// re-padded and standard-alphabet spellings start a new session with exactly
+// one Set-Cookie; the genuine cookie, last among 5,000 duplicates or at the
+// end of a 100 KB header, keeps its session, and a bad last duplicate after a
 // good one does not.
 func TestCookieSpellingsOverHTTP(t *testing.T) {
 	t.Parallel()
@@ -281,10 +282,10 @@ func (c *fakeClock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// TestCookieClockOverHTTP (issue 11, session lifecycle) with fake clocks:
-// idle expiry (1 h) and lifetime (10 h) over HTTP; a replica whose clock
-// runs 30 s behind accepts a fresh cookie, one 2 min behind refuses it as
-// signed in the future; a cookie of a closed session still names its id,
+// TestCookieClockOverHTTP (docs/security.md, "The session cookie") with fake
+// clocks: idle expiry (1 h) and lifetime (10 h) over HTTP; a replica whose
+// clock runs 30 s behind accepts a fresh cookie, one 2 min behind refuses it
+// as signed in the future; a cookie of a closed session still names its id,
 // with no state (as documented), and its token too.
 func TestCookieClockOverHTTP(t *testing.T) {
 	t.Parallel()
@@ -349,11 +350,11 @@ func TestCookieClockOverHTTP(t *testing.T) {
 	_ = http.StatusOK
 }
 
-// TestTokenSpellingsOverHTTP (issue 11, finding 4): of the 64 spellings of
-// a real token's last signature character exactly one (the minted one)
-// reaches the session; a padded, standard-alphabet, truncated or extended
-// token, one with a second dot, and a 70 KB token are refused with the
-// door's "Invalid Gym MCP session token.".
+// TestTokenSpellingsOverHTTP (docs/security.md, "The MCP session token"): of
+// the 64 spellings of a real token's last signature character exactly one
+// (the minted one) reaches the session; a padded, standard-alphabet,
+// truncated or extended token, one with a second dot, and a 70 KB token are
+// refused with the door's "Invalid Gym MCP session token.".
 func TestTokenSpellingsOverHTTP(t *testing.T) {
 	t.Parallel()
 	url := replica(t, "tok", nil, replicaSecretA)

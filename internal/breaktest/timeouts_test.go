@@ -1,6 +1,7 @@
 package breaktest
 
-// Hostile tests of the issue 11 tool timeouts: calls racing their deadline
+// Hostile tests of the tool timeouts (docs/security.md, "Stall
+// connections"): calls racing their deadline
 // with session.Update on both doors, and many concurrent 504s.
 
 import (
@@ -104,7 +105,7 @@ func serveRace(t *testing.T, cfg config.Instance) (*httptest.Server, *raceEnv) {
 	return ts, env
 }
 
-// TestTimeoutRaceNoWriteAfter504 (issue 11, Timeouts): 400 calls, each in
+// TestTimeoutRaceNoWriteAfter504: 400 calls, each in
 // its own rollout, half over HTTP and half over MCP, sleep around their
 // 5 ms deadline and then write once. A call answered 504 may have written
 // before its deadline, but nothing is written under it after the 504: the
@@ -200,7 +201,7 @@ func TestTimeoutRaceNoWriteAfter504(t *testing.T) {
 	}
 }
 
-// TestManyConcurrent504sReturnToBaseline (issue 11, Timeouts): 200
+// TestManyConcurrent504sReturnToBaseline: 200
 // concurrent calls of a tool that ignores its context and blocks until the
 // test releases it, under a 20 ms limit, are all answered by the tool
 // timeout's own 504 while every handler is still blocked (so no 504 waits
@@ -254,7 +255,7 @@ func TestManyConcurrent504sReturnToBaseline(t *testing.T) {
 	t.Logf("%d 504s while the handlers were blocked, goroutines %d before, %d after", early.Load(), base, now)
 }
 
-// TestTooLargeHostileClients (issue 11, finding 5): with max_body_bytes
+// TestTooLargeHostileClients: with max_body_bytes
 // 1 MiB, on both doors, (1) a request that declares 2 MiB and asks for
 // 100-continue (curl does for large bodies) is answered 413 without a 100
 // Continue and without waiting for the body, and closed, and so is a

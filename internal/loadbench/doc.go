@@ -1,4 +1,4 @@
-// Package loadbench is gymkit's performance suite (make bench, issue 14):
+// Package loadbench is gymkit's performance suite (make bench):
 // a load driver and in-process benchmarks that compare gymkit's two doors
 // with bare floors on the same tool, in one run.
 //
@@ -24,7 +24,7 @@
 // end. Server CPU per call is the target's utime+stime delta
 // (/proc/<pid>/stat) over the calls; goroutines come from the target's
 // GET /debug ([Debug]). The report is markdown: medians of alternated
-// rounds, then issue 14's ratios.
+// rounds, then the ratios against their targets.
 //
 // With GYMKIT_REDIS_URL set (make bench runs the driver under
 // .ci/with-redis.sh) it also starts [RedisKinds], two replicas of the

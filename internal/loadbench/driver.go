@@ -152,13 +152,13 @@ type driver struct {
 	cleanup     []func()
 }
 
-// Run starts one process per target kind, measures every scenario at
-// every client count in alternated rounds, then the weather call cost, the
-// workplace seed and the workplace rollouts over both doors, and writes
-// the report to cfg.Out: one table of medians and the issue 14 ratios.
-// Every answer is checked (status and body); errors are counted and
-// reported, not fatal. The error is returned when a target cannot start
-// or the report cannot be written.
+// Run starts one process per target kind, measures every scenario at every
+// client count in alternated rounds, then the weather call cost, the
+// workplace seed and the workplace rollouts over both doors, and writes the
+// report to cfg.Out: one table of medians and the ratios against their
+// targets. Every answer is checked (status and body); errors are counted and
+// reported, not fatal. The error is returned when a target cannot start or
+// the report cannot be written.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Clients == nil {
 		cfg.Clients = []int{1, 32, 256}

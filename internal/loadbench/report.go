@@ -219,7 +219,7 @@ func (d *driver) report(scens []scenario, res map[string]map[int][]point, weathe
 			}
 		}
 	}
-	b.WriteString("\n### Ratios (issue 14's targets)\n\n| ratio | measured | target | |\n|---|---|---|---|\n")
+	b.WriteString("\n### Ratios against their targets\n\n| ratio | measured | target | |\n|---|---|---|---|\n")
 	// ratio writes one row; the verdict only where the target applies
 	// (applies false: shown for information).
 	ratio := func(label string, v float64, ok bool, target string, met bool, applies ...bool) {

@@ -57,15 +57,15 @@ func meteredWeatherInstance(tb testing.TB) *server.Instance {
 // example_mcp_weather (in process, direct ServeHTTP) as a rollout's 1st,
 // 100th and 1000th call, with state in the memory store (typed values,
 // session.Update without JSON) and, as the baseline of the same run, in the
-// same store seen through the byte interface only (the JSON round trip of
-// the whole state at every call), and with metrics.enabled (the memory
-// store under the host's metrics decorator, which forwards the typed path:
-// session.TypedStore). Issue 14's target: call 100 within 10% of call 1.
-// Each timed call follows an untimed new rollout and a GC, so run it with
-// a fixed count (-benchtime 300x): the untimed part is most of the wall
-// time. <store>/call100_vs_call1 times call 1 and call 100 of each rollout
-// and reports x-call100/call1, the ratio of their medians (both under the
-// same load, a loaded machine's outliers left out), with each median
+// same store seen through the byte interface only (the JSON round trip of the
+// whole state at every call), and with metrics.enabled (the memory store
+// under the host's metrics decorator, which forwards the typed path:
+// session.TypedStore). The target (docs/performance.md): call 100 within 10%
+// of call 1. Each timed call follows an untimed new rollout and a GC, so run
+// it with a fixed count (-benchtime 300x): the untimed part is most of the
+// wall time. <store>/call100_vs_call1 times call 1 and call 100 of each
+// rollout and reports x-call100/call1, the ratio of their medians (both under
+// the same load, a loaded machine's outliers left out), with each median
 // (call1-ns, call100-ns).
 //
 //	go test -run '^$' -bench WeatherState -benchmem ./internal/loadbench

@@ -39,7 +39,7 @@ const (
 	KindCounter = "counter"
 	// KindCounterSDK is KindCounter with mcp.lean: false: its MCP door
 	// serves every request through the go-sdk (the baseline of the lean
-	// path, issue 14).
+	// path, docs/mcp.md "Transport").
 	KindCounterSDK = "counter-sdkonly"
 	// KindWeather is gymkit serving servers/example_mcp_weather (its
 	// get_weather appends every call to the rollout's session state).

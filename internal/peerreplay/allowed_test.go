@@ -8,8 +8,9 @@ import (
 )
 
 // The differences from NeMo Gym's Python servers that gymkit keeps on
-// purpose, each with its reason (issue 9, "Allowed differences"; documented
-// in docs/mcp.md and docs/environments.md). Anything else fails the replay.
+// purpose, each with its reason (documented in docs/mcp.md and
+// docs/environments.md, "Differences from NeMo Gym"). Anything else fails the
+// replay.
 const (
 	whyFastAPIPages  = "GET /openapi.json is generated from the Go types (gymkit's component names and titles, NeMo's base models for seed and verify) and GET /docs is a self-contained page, not Swagger UI from a CDN: status, content type and cookie as FastAPI's, the bodies differ"
 	whyBodyLimit     = "bodies over max_body_bytes (16 MiB by default) get 413"

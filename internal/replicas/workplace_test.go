@@ -127,10 +127,10 @@ func rewardOf(t *testing.T, base string, ro *rollout, body map[string]any) float
 	return *v.Reward
 }
 
-// TestWorkplaceTwoReplicas (issue 16): two workplace_assistant replicas with
-// world_state: session on one Redis. Seeded on A with a real dataset row;
-// the row's ground-truth reply and 49 emails sent in parallel, split
-// across A and B and across the HTTP door (cookie) and the MCP door
+// TestWorkplaceTwoReplicas (docs/deployment.md): two workplace_assistant
+// replicas with world_state: session on one Redis. Seeded on A with a real
+// dataset row; the row's ground-truth reply and 49 emails sent in parallel,
+// split across A and B and across the HTTP door (cookie) and the MCP door
 // (token, go-sdk client); every email is then found on B, over both doors,
 // each once; verify on A scores what a lone replica with the memory store
 // scores for the same body, and ends the rollout on B too.

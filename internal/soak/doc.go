@@ -12,7 +12,7 @@
 //
 //	make soak                                   # the default run, ~3 minutes
 //	make soak SOAK_FLAGS='-soak.duration=1m -soak.concurrency=4'
-//	make soak SOAK_FLAGS='-soak.cookieless=1000000' # issue 11's acceptance figure
+//	make soak SOAK_FLAGS='-soak.cookieless=1000000' # the figure docs/security.md quotes
 //
 // See soak_test.go for the phases, their checks and the flags.
 package soak

@@ -13,8 +13,8 @@ package soak
 //     "Session not initialized"), cookieless /verify (a read), malformed
 //     bodies (422); MCP tools/call and tools/list with a seed's token (NeMo's
 //     MCP agents send no cookie) of read-only tools. The live heap must end
-//     within -soak.heap-slack-mb of where it started (issue 11's acceptance:
-//     1,000,000 of them within a few MB);
+//     within -soak.heap-slack-mb of where it started (docs/security.md,
+//     "Exhaust memory": 1,000,000 of them within a few MB);
 //  3. cookieless writes: cookieless HTTP get_weather, whose tool writes state
 //     into the fresh session: measured and bounded per request (the state
 //     stays until the session idles out, session_idle_timeout, 1 h by
@@ -35,8 +35,8 @@ package soak
 //     then stopped;
 //  5. flood: live workplace rollouts each keep a changed world, then
 //     -soak.seeds cookieless seeds arrive while new rollouts seed and write:
-//     every live world survives, every new rollout gets its world (issue 11's
-//     acceptance: 20,000 seeds evict nothing);
+//     every live world survives, every new rollout gets its world
+//     (docs/security.md, "Evict": 20,000 seeds evict nothing);
 //  6. rest: idle connections closed; goroutines and descriptors must return
 //     to their level before the first request.
 //
@@ -71,7 +71,7 @@ import (
 var (
 	flagDuration    = flag.Duration("soak.duration", 2*time.Minute, "length of the mixed phase")
 	flagConcurrency = flag.Int("soak.concurrency", 8, "concurrent clients")
-	flagCookieless  = flag.Int("soak.cookieless", 200_000, "cookieless requests of the cookieless phase (1000000: issue 11's acceptance figure)")
+	flagCookieless  = flag.Int("soak.cookieless", 200_000, "cookieless requests of the cookieless phase (1000000: the figure docs/security.md quotes)")
 	flagWrites      = flag.Int("soak.cookieless-writes", 20_000, "cookieless state-writing requests of the cookieless-writes phase")
 	flagSeeds       = flag.Int("soak.seeds", 20_000, "cookieless seeds of the flood phase")
 	flagLive        = flag.Int("soak.live", 50, "live workplace rollouts that must survive the flood")

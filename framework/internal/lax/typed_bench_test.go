@@ -64,7 +64,7 @@ type verifyBody struct {
 // third, encoding/json.Unmarshal into the same Go type:
 //
 //   - stream (DecodeJSON, the path the framework takes): time-x, peak-x;
-//   - tree (ParseLimited then Decode, the path before issue 10's typed
+//   - tree (ParseLimited then Decode, the path before the typed
 //     decoder): tree-time-x, tree-peak-x;
 //   - lazy (ParseLazy then Decode, the framework's path when the stream
 //     gives up, and /verify's): lazy-time-x, lazy-peak-x;

@@ -16,8 +16,9 @@ import (
 // kept as its checked JSON text (a lazy Value, see ParseLazy), which costs
 // the text's size however many values it holds, and is parsed into a full
 // tree only when it is read (Get, All, Members). What is written out from an
-// Extra that was not changed is written from that text, so a large extra
-// key that nothing reads costs about its size, not a tree (issue 10).
+// Extra that was not changed is written from that text, so a large extra key
+// that nothing reads costs about its size, not a tree (docs/security.md,
+// "Exhaust memory").
 //
 // The zero Extra has no members and is "unset": a verify response whose
 // Extra is unset receives the request's echo. An Extra made by ExtraOf, Set,

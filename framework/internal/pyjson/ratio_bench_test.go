@@ -21,12 +21,12 @@ import (
 //
 // with the absolute figures as pyjson-MB-peak, std-MB-peak, body-MB. The
 // bodies: the 14 MiB array of 7M ints and the 15 MiB strings of "<>&" (raw,
-// and as \u003c\u003e\u0026 escapes) of issue 10's break-it pass, a real
+// and as \u003c\u003e\u0026 escapes) of internal/breaktest, a real
 // workplace_assistant verify body (a ../shared/data/nemo-gym row with a
 // response of tool calls), and the same body with the token ids and log
 // probabilities a training run's model server adds (a real NeMo verify body
-// of an RL rollout). This records the baseline of issue 10's rewrite
-// (typed decoding without a generic tree).
+// of an RL rollout). It records the baseline of typed decoding without a
+// generic tree (docs/performance.md, "Parsing request bodies").
 func BenchmarkVsEncodingJSON(b *testing.B) {
 	workplace := realVerifyBody(b, false)
 	tokens := realVerifyBody(b, true)

@@ -2,7 +2,7 @@
 // target server in its own process (this binary again, with -target),
 // pinned to one core, drives it from the other over loopback and prints a
 // markdown report: calls/s, p50/p99 and server CPU per call at 1, 32 and
-// 256 clients, and issue 14's ratios. See docs/performance.md.
+// 256 clients, and the ratios against their targets. See docs/performance.md.
 //
 //	go run ./internal/loadbench/cmd/loadbench -duration 5s -rounds 3
 package main

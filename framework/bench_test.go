@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
-	"github.com/gymkit/gymkit/internal/benchutil"
+	"github.com/gymkit/gymkit/internal/testkit/benchutil"
 )
 
 // BenchmarkToolCallHandler measures one typed tool call through App.Handler

@@ -65,7 +65,7 @@
 // Python SDK's models refuse such as tools/call arguments that are not an
 // object, the protocol-version header's place in the checks, a bad
 // Content-Type) get Python's answers, as the recorded answers of NeMo's
-// Python servers show them (internal/peerreplay).
+// Python servers show them (tests/peerreplay).
 //
 // # The lean path
 //

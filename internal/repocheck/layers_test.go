@@ -19,14 +19,8 @@ import (
 // that no longer happens fails TestLayers: remove it with the move that
 // fixes it.
 var allowedImports = map[string]string{
-	"internal/authn -> config":               "the host's bearer authentication and CORS, filed with the leaves; it belongs under server/internal/",
-	"internal/authn -> framework":            "the host's bearer authentication and CORS, filed with the leaves; it belongs under server/internal/",
-	"internal/docexample/guess -> framework": "the environment of docs/environments.md's walkthrough, filed with the leaves",
-	"internal/docexample/guess -> session":   "the environment of docs/environments.md's walkthrough, filed with the leaves",
-	"internal/loadbench -> mcpexpose":        "make bench's load driver, a program filed with the leaves",
-	"internal/loadbench -> rollout":          "make bench's load driver, a program filed with the leaves",
-	"internal/loadbench -> server":           "make bench's load driver, a program filed with the leaves",
-	"internal/loadbench -> servers/all":      "make bench's load driver, a program filed with the leaves",
+	"internal/authn -> config":    "the host's bearer authentication and CORS, filed with the leaves; it belongs under server/internal/",
+	"internal/authn -> framework": "the host's bearer authentication and CORS, filed with the leaves; it belongs under server/internal/",
 }
 
 // A layer is one row of ARCHITECTURE.md's table of layers.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/framework/internal/pyjson"
-	"github.com/gymkit/gymkit/internal/benchutil"
+	"github.com/gymkit/gymkit/internal/testkit/benchutil"
 )
 
 type intsBody struct {

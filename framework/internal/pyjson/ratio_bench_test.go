@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gymkit/gymkit/internal/benchutil"
+	"github.com/gymkit/gymkit/internal/testkit/benchutil"
 )
 
 // BenchmarkVsEncodingJSON parses request bodies with Parse and with
@@ -21,7 +21,7 @@ import (
 //
 // with the absolute figures as pyjson-MB-peak, std-MB-peak, body-MB. The
 // bodies: the 14 MiB array of 7M ints and the 15 MiB strings of "<>&" (raw,
-// and as \u003c\u003e\u0026 escapes) of internal/breaktest, a real
+// and as \u003c\u003e\u0026 escapes) of tests/breaktest, a real
 // workplace_assistant verify body (a ../shared/data/nemo-gym row with a
 // response of tool calls), and the same body with the token ids and log
 // probabilities a training run's model server adds (a real NeMo verify body

@@ -3,7 +3,7 @@ package guessthenumber_test
 import (
 	"testing"
 
-	guessthenumber "github.com/gymkit/gymkit/internal/docexample/guess"
+	guessthenumber "github.com/gymkit/gymkit/docs/examples/guess"
 	"github.com/gymkit/gymkit/server/servertest"
 )
 

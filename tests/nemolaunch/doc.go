@@ -27,6 +27,6 @@
 // signal or SIGKILL; the test process is a child subreaper, so that a server whose parent
 // was killed becomes its child and its exit status can be read.
 //
-// Run it with `go test ./internal/nemolaunch` (part of make test); it needs python3 and
+// Run it with `go test ./tests/nemolaunch` (part of make test); it needs python3 and
 // the shared data beside the repository, and fails without them.
 package nemolaunch

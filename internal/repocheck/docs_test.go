@@ -1,4 +1,4 @@
-package doccheck
+package repocheck
 
 import (
 	"os"
@@ -7,31 +7,12 @@ import (
 	"testing"
 )
 
-// moduleRoot is the directory of the go.mod above the working directory.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
 // TestPublicIdentifiersHaveDocs: every exported identifier of the module's
 // public packages has a doc comment that starts with its name (fields:
 // a comment, or a mention in the type's doc), go-style-anchors §2.8.
 func TestPublicIdentifiersHaveDocs(t *testing.T) {
 	t.Parallel()
-	fs, err := Check(moduleRoot(t))
+	fs, err := CheckDocs(moduleRoot(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,11 +21,11 @@ func TestPublicIdentifiersHaveDocs(t *testing.T) {
 	}
 }
 
-// TestCheckFindsEachKind runs Check over testdata/bad, which holds one
+// TestCheckFindsEachKind runs CheckDocs over testdata/bad, which holds one
 // case of each rule, and compares every finding.
 func TestCheckFindsEachKind(t *testing.T) {
 	t.Parallel()
-	fs, err := Check(filepath.Join("testdata", "bad"))
+	fs, err := CheckDocs(filepath.Join("testdata", "bad"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +59,7 @@ func TestCheckBadFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "x.go"), []byte("package x\nfunc {"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Check(dir); err == nil {
-		t.Error("Check of a file that does not parse returned no error")
+	if _, err := CheckDocs(dir); err == nil {
+		t.Error("CheckDocs of a file that does not parse returned no error")
 	}
 }

@@ -3,7 +3,7 @@
 // (docs/deployment.md): each replica is the real host (server.New, Serve)
 // on its own loopback port, driven over real HTTP and by the official MCP
 // go-sdk client. It needs GYMKIT_REDIS_URL and a redis-server on PATH (see
-// internal/redistest; `make redis-test`).
+// internal/testkit/redistest; `make redis-test`).
 package replicas
 
 import (

@@ -4,7 +4,7 @@
 // markdown report: calls/s, p50/p99 and server CPU per call at 1, 32 and
 // 256 clients, and the ratios against their targets. See docs/performance.md.
 //
-//	go run ./internal/loadbench/cmd/loadbench -duration 5s -rounds 3
+//	go run ./bench/loadbench/cmd/loadbench -duration 5s -rounds 3
 package main
 
 import (
@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gymkit/gymkit/internal/loadbench"
+	"github.com/gymkit/gymkit/bench/loadbench"
 )
 
 func main() {

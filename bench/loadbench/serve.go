@@ -23,9 +23,9 @@ import (
 // goroutines included) and what its instance logged at Warn and Error.
 type Debug struct {
 	Goroutines int    `json:"goroutines"`
-	Warnings   int64  `json:"warnings"`
-	Errors     int64  `json:"errors"`
-	FirstError string `json:"first_error,omitempty"`
+	Warnings   int64  `json:"warnings"`              // records logged at Warn
+	Errors     int64  `json:"errors"`                // records logged at Error or above
+	FirstError string `json:"first_error,omitempty"` // the first Error record, with its attributes
 }
 
 // ServeTarget builds the server of kind (see [Build]) and serves it on a

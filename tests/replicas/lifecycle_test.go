@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/gymkit/gymkit/internal/redistest"
+	"github.com/gymkit/gymkit/internal/testkit/redistest"
 	"github.com/gymkit/gymkit/server"
 )
 

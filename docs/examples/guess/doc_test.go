@@ -11,7 +11,7 @@ import (
 // drifts from guess.go (and so from what these tests exercise).
 func TestGuideIsThisCode(t *testing.T) {
 	t.Parallel()
-	doc, err := os.ReadFile("../../../docs/environments.md")
+	doc, err := os.ReadFile("../../environments.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,6 +26,6 @@ func TestGuideIsThisCode(t *testing.T) {
 	want := strings.SplitN(string(src), "package ", 2)[1]
 	got := strings.SplitN(blocks[0][1], "package ", 2)[1]
 	if got != want {
-		t.Errorf("docs/environments.md's example differs from internal/docexample/guess/guess.go")
+		t.Errorf("docs/environments.md's example differs from docs/examples/guess/guess.go")
 	}
 }

@@ -3,13 +3,13 @@ package peerreplay
 import (
 	"testing"
 
-	"github.com/gymkit/gymkit/internal/redistest"
+	"github.com/gymkit/gymkit/internal/testkit/redistest"
 )
 
 // TestPeerReplayRedis replays every peer file again with the rollout state
 // in Redis (session.store: redis, a session_secret, a key prefix of its
 // own): the answers must be the same as with the memory store. It needs
-// GYMKIT_REDIS_URL (see internal/redistest: it skips without, and fails
+// GYMKIT_REDIS_URL (see internal/testkit/redistest: it skips without, and fails
 // under GYMKIT_REQUIRE_REDIS=1).
 func TestPeerReplayRedis(t *testing.T) {
 	replayAll(t, redistest.URL(t))

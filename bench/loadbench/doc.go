@@ -2,7 +2,7 @@
 // a load driver and in-process benchmarks that compare gymkit's two doors
 // with bare floors on the same tool, in one run.
 //
-// The load driver ([Run], command internal/loadbench/cmd/loadbench) starts
+// The load driver ([Run], command bench/loadbench/cmd/loadbench) starts
 // one process per target kind ([Kinds]: a bare chi router, a bare go-sdk
 // MCP server, gymkit serving example_session_state_mgmt,
 // example_mcp_weather and workplace_assistant), pins each to CPU 0 and
@@ -35,7 +35,7 @@
 // with the memory store's rows. Without it those rows are skipped and the
 // report says why.
 //
-// The benchmarks (go test -bench . ./internal/loadbench) call the same
+// The benchmarks (go test -bench . ./bench/loadbench) call the same
 // four counter handlers in process (httptest request, direct ServeHTTP),
 // so that ns/op and allocs/op of the doors print beside the floors'.
 package loadbench

@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gymkit/gymkit/internal/redistest"
+	"github.com/gymkit/gymkit/internal/testkit/redistest"
 )
 
 // callOutcome tallies answers of parallel calls by what they said.

@@ -68,7 +68,7 @@ func meteredWeatherInstance(tb testing.TB) *server.Instance {
 // the same load, a loaded machine's outliers left out), with each median
 // (call1-ns, call100-ns).
 //
-//	go test -run '^$' -bench WeatherState -benchmem ./internal/loadbench
+//	go test -run '^$' -bench WeatherState -benchmem ./bench/loadbench
 func BenchmarkWeatherState(b *testing.B) {
 	for _, st := range []struct {
 		name string

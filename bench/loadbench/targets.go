@@ -80,7 +80,7 @@ const RolloutHeader = "X-Rollout"
 // Target is one built server: its handler, and for the gymkit kinds the
 // host that owns it (its listener is bound by server.New).
 type Target struct {
-	Kind    string
+	Kind    string // one of Kinds or RedisKinds
 	Handler http.Handler
 	// Host is the gymkit host (nil for chi and sdk). Serve it, or Close it
 	// when only Handler is used.
@@ -156,7 +156,7 @@ func Build(ctx context.Context, kind, root string) (*Target, error) {
 // LogCounter is a slog.Handler that drops records below Warn and counts
 // the others; the first error is kept.
 type LogCounter struct {
-	Warnings, Errors atomic.Int64
+	Warnings, Errors atomic.Int64 // records at Warn, and at Error or above
 	mu               sync.Mutex
 	first            string
 }

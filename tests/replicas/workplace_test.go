@@ -17,7 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gymkit/gymkit/internal/redistest"
+	"github.com/gymkit/gymkit/internal/testkit/redistest"
 	"github.com/gymkit/gymkit/mcpexpose"
 	"github.com/gymkit/gymkit/server"
 )

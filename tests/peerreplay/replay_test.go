@@ -18,8 +18,8 @@
 //
 // Run it for one file, with a readable diff of each differing body:
 //
-//	go test ./internal/peerreplay -run 'TestPeerReplay/example_mcp_weather$' -v
-//	PEER_DIFF=all go test ./internal/peerreplay -v   # allowed differences too
+//	go test ./tests/peerreplay -run 'TestPeerReplay/example_mcp_weather$' -v
+//	PEER_DIFF=all go test ./tests/peerreplay -v   # allowed differences too
 //
 // Every difference is printed (one line each) with a count per file; the
 // test fails on any difference that is not in the allowed list below

@@ -46,14 +46,14 @@ func ShippedNames() []string {
 	return names
 }
 
-// RepoRoot is the absolute path of the repository root (two folders above this file's).
+// RepoRoot is the absolute path of the repository root (three folders above this file's).
 func RepoRoot(t testing.TB) string {
 	t.Helper()
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		t.Fatal("launchertest: cannot locate the repository")
 	}
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
 }
 
 // LauncherDir is the absolute path of ../shared/data/nemo-launcher beside the repository.

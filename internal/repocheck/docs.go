@@ -1,31 +1,4 @@
-// Package doccheck finds the exported identifiers of gymkit's public
-// packages that have no doc comment, or one that does not start with the
-// identifier's name (go-style-anchors §2.8: "Start with the name"). Its test
-// (TestPublicIdentifiersHaveDocs, part of go test ./...) runs it over the
-// module and fails on every finding.
-//
-//	findings, err := doccheck.Check(root)
-//	for _, f := range findings {
-//		fmt.Println(f) // "server/body.go:12: func MaxBody has no doc comment"
-//	}
-//
-// What is checked, in every non-test .go file of a package whose import
-// path has no "internal" element (testdata, node_modules, vendor and
-// directories starting with "." or "_" are skipped):
-//   - the package has a package comment (in any of its files);
-//   - every exported top-level func, type, const and var, and every
-//     exported method of an exported type, has a doc comment; for a const
-//     or var the comment of its parenthesized group, or a trailing line
-//     comment, counts;
-//   - a func's, method's or type's doc comment starts with its name
-//     (after an optional "A", "An" or "The"), or says "Deprecated:".
-//
-// Exported fields of exported structs and methods of exported interfaces
-// are checked too: each needs a comment of its own (doc, trailing line
-// comment, or one above the run of fields it is in, as go doc shows it) or
-// a mention in its type's doc comment by its Go name, JSON name or config
-// key; a one-method interface's doc is its method's.
-package doccheck
+package repocheck
 
 import (
 	"fmt"
@@ -41,8 +14,8 @@ import (
 	"strings"
 )
 
-// Finding is one exported identifier without a proper doc comment.
-type Finding struct {
+// DocFinding is one exported identifier without a proper doc comment.
+type DocFinding struct {
 	File  string // slash-separated path from the module root, e.g. "server/host.go"
 	Line  int    // 1-based line of the declaration
 	Ident string // "func Name", "method T.Name", "type T", "const C", "var V", "field T.F", "package p"
@@ -50,7 +23,7 @@ type Finding struct {
 }
 
 // String formats f as "file:line: ident issue".
-func (f Finding) String() string {
+func (f DocFinding) String() string {
 	return fmt.Sprintf("%s:%d: %s %s", f.File, f.Line, f.Ident, f.Issue)
 }
 
@@ -59,11 +32,38 @@ const (
 	wrongName = "doc comment does not start with the name"
 )
 
-// Check parses the public packages below root (a module root) and returns
+// CheckDocs finds the exported identifiers of gymkit's public packages
+// that have no doc comment, or one that does not start with the
+// identifier's name (go-style-anchors §2.8: "Start with the name").
+//
+//	findings, err := repocheck.CheckDocs(root)
+//	for _, f := range findings {
+//		fmt.Println(f) // "server/body.go:12: func MaxBody has no doc comment"
+//	}
+//
+// What is checked, in every non-test .go file of a package whose import
+// path has no "internal" element (testdata, node_modules, vendor,
+// directories starting with "." or "_", and docs/, whose packages are the
+// guides' code as the guides show it, are skipped):
+//   - the package has a package comment (in any of its files);
+//   - every exported top-level func, type, const and var, and every
+//     exported method of an exported type, has a doc comment; for a const
+//     or var the comment of its parenthesized group, or a trailing line
+//     comment, counts;
+//   - a func's, method's or type's doc comment starts with its name
+//     (after an optional "A", "An" or "The"), or says "Deprecated:".
+//
+// Exported fields of exported structs and methods of exported interfaces
+// are checked too: each needs a comment of its own (doc, trailing line
+// comment, or one above the run of fields it is in, as go doc shows it) or
+// a mention in its type's doc comment by its Go name, JSON name or config
+// key; a one-method interface's doc is its method's.
+//
+// It parses the public packages below root (a module root) and returns
 // their findings, sorted by file and line. It fails only when a directory
 // cannot be read or a file does not parse.
-func Check(root string) ([]Finding, error) {
-	var out []Finding
+func CheckDocs(root string) ([]DocFinding, error) {
+	var out []DocFinding
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -76,6 +76,9 @@ func Check(root string) ([]Finding, error) {
 			strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
 			return filepath.SkipDir
 		}
+		if path == filepath.Join(root, "docs") {
+			return filepath.SkipDir // the guides' code, as the guides show it
+		}
 		if path != root {
 			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
 				return filepath.SkipDir // another module
@@ -85,7 +88,7 @@ func Check(root string) ([]Finding, error) {
 		out = append(out, fs...)
 		return err
 	})
-	slices.SortFunc(out, func(a, b Finding) int {
+	slices.SortFunc(out, func(a, b DocFinding) int {
 		if c := strings.Compare(a.File, b.File); c != 0 {
 			return c
 		}
@@ -95,7 +98,7 @@ func Check(root string) ([]Finding, error) {
 }
 
 // checkDir checks the package in dir (its non-test .go files).
-func checkDir(root, dir string) ([]Finding, error) {
+func checkDir(root, dir string) ([]DocFinding, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -122,9 +125,9 @@ func checkDir(root, dir string) ([]Finding, error) {
 	if len(files) == 0 {
 		return nil, nil
 	}
-	var out []Finding
+	var out []DocFinding
 	add := func(i int, pos token.Pos, ident, issue string) {
-		out = append(out, Finding{File: names[i], Line: fset.Position(pos).Line, Ident: ident, Issue: issue})
+		out = append(out, DocFinding{File: names[i], Line: fset.Position(pos).Line, Ident: ident, Issue: issue})
 	}
 	if !slices.ContainsFunc(files, func(f *ast.File) bool { return f.Doc != nil }) {
 		add(0, files[0].Package, "package "+files[0].Name.Name, noDoc)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gymkit/gymkit/internal/benchutil"
+	"github.com/gymkit/gymkit/internal/testkit/benchutil"
 	"github.com/gymkit/gymkit/server/servertest"
 	weather "github.com/gymkit/gymkit/servers/example_mcp_weather"
 )

@@ -322,7 +322,7 @@ func TestCounterDoors(t *testing.T) {
 //	sdk:         a bare go-sdk stateless JSON server (the MCP floor);
 //	gymkit_mcp:  gymkit's MCP door on the same instance.
 //
-//	go test -run '^$' -bench Counter -benchmem ./internal/loadbench
+//	go test -run '^$' -bench Counter -benchmem ./bench/loadbench
 func BenchmarkCounter(b *testing.B) {
 	doors := counterDoors(b)
 	for _, name := range []string{"chi", "gymkit_http", "sdk", "gymkit_mcp"} {

@@ -1,8 +1,8 @@
 package framework
 
 import (
-	"github.com/gymkit/gymkit/framework/internal/lax"
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/lax"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // Value is one JSON value as Python's json.loads sees it: objects keep key

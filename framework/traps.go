@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/gymkit/gymkit/framework/internal/model"
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/model"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // Build-time refusals of request and response types that would compile but

@@ -10,7 +10,7 @@ import (
 	"github.com/gymkit/gymkit/server/servertest"
 )
 
-// Bounded error reports (framework/internal/lax/limits.go): pydantic lists
+// Bounded error reports (internal/lax/limits.go): pydantic lists
 // every error item, each with its input, and NeMo's output-item union gives
 // 115 of them for one bad item, so an unbounded 422 costs thousands of times
 // its body. Before the bound, 10,000 bad output items (a 110 KB body) took

@@ -15,12 +15,12 @@ fmt:
 vet:
 	$(GO) vet ./...
 
-# The memory bounds of issue 10 (internal/breaktest TestBodyMemoryBounded, TestExtraMemory) are
+# The memory bounds of docs/security.md ("Exhaust memory"; tests/breaktest TestBodyMemoryBounded, TestExtraMemory) are
 # measured without -race (its runtime's figures are not the server's), so they
 # run a second time alone.
 unit:
 	$(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -run '^(TestBodyMemoryBounded|TestExtraMemory)$$' ./internal/breaktest
+	$(GO) test -count=1 -run '^(TestBodyMemoryBounded|TestExtraMemory)$$' ./tests/breaktest
 
 # Replays NeMo Gym's recorded Python answers (../shared/data/nemo-gym-peer) against
 # gymkit and prints every difference with a readable body diff; PEER=<file
@@ -28,17 +28,17 @@ unit:
 # Part of make test (unit) too.
 PEER ?=
 peer:
-	$(GO) test -count=1 -v -run 'TestPeerReplay/$(PEER)' ./internal/peerreplay
+	$(GO) test -count=1 -v -run 'TestPeerReplay/$(PEER)' ./tests/peerreplay
 
-# The bounded soak (internal/soak, build tag soak; not part of make test): two shipped
+# The bounded soak (tests/soak, build tag soak; not part of make test): two shipped
 # environments on loopback, good and bad traffic on both doors, live heap, goroutines and
 # fds sampled; a few minutes. SOAK_FLAGS tunes it, e.g.
 #   make soak SOAK_FLAGS='-soak.duration=1m -soak.concurrency=4'
-#   make soak SOAK_FLAGS='-soak.cookieless=1000000'   # issue 11's acceptance figure
+#   make soak SOAK_FLAGS='-soak.cookieless=1000000'   # the figure docs/security.md quotes
 SOAK_FLAGS ?=
 soak:
-	$(GO) vet -tags soak ./internal/soak
-	$(GO) test -tags soak -count=1 -timeout 45m -v -run '^TestSoak$$' ./internal/soak -args $(SOAK_FLAGS)
+	$(GO) vet -tags soak ./tests/soak
+	$(GO) test -tags soak -count=1 -timeout 45m -v -run '^TestSoak$$' ./tests/soak -args $(SOAK_FLAGS)
 
 # Runs every fuzz target (every func Fuzz* in a _test.go file) for FUZZTIME each;
 # .ci/run runs it. A crasher is written to <package>/testdata/fuzz/<Fuzz...>/ and
@@ -53,11 +53,11 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$dir; \
 	done
 
-# Issue 14's suite, in one run (not part of make test; docs/performance.md): every Go
-# benchmark (ns/op, allocs/op; internal/loadbench compares both doors with a bare chi
-# handler and a bare go-sdk server), then the load driver (internal/loadbench/cmd/loadbench:
+# The performance suite, in one run (not part of make test; docs/performance.md): every Go
+# benchmark (ns/op, allocs/op; bench/loadbench compares both doors with a bare chi
+# handler and a bare go-sdk server), then the load driver (bench/loadbench/cmd/loadbench:
 # each target in its own process pinned to CPU 0, the driver on CPU 1; calls/s, p50/p99,
-# server CPU per call at 1, 32 and 256 clients, and the issue's ratios; with a redis-server on
+# server CPU per call at 1, 32 and 256 clients, and the ratios against their targets; with a redis-server on
 # PATH also the counter on session.store: redis, one replica and two). About 6 minutes.
 # BENCH_FLAGS and LOADBENCH_FLAGS tune them, e.g.
 #   make bench BENCH_FLAGS='-count 5' LOADBENCH_FLAGS='-duration 10s -rounds 5'
@@ -66,12 +66,12 @@ BENCH_FLAGS ?=
 LOADBENCH_FLAGS ?=
 bench:
 	.ci/with-redis.sh $(GO) test -run '^$$' -bench . -benchmem $(BENCH_FLAGS) ./...
-	.ci/with-redis.sh $(GO) run ./internal/loadbench/cmd/loadbench $(LOADBENCH_FLAGS)
+	.ci/with-redis.sh $(GO) run ./bench/loadbench/cmd/loadbench $(LOADBENCH_FLAGS)
 
 # redis-test: the tests that need Redis (store, two replicas, peer goldens on
 # Redis) against a private redis-server on a free port; they fail, not skip.
 redis-test:
-	.ci/with-redis.sh --require $(GO) test -race -count=1 ./session/redisstore/ ./internal/replicas/ ./internal/peerreplay/ ./server/ ./config/
+	.ci/with-redis.sh --require $(GO) test -race -count=1 ./session/redisstore/ ./tests/replicas/ ./tests/peerreplay/ ./server/ ./config/
 
 build:
 	$(GO) build -o bin/gymkit ./cmd/gymkit

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a command with a private redis-server on a free loopback port, and
 # GYMKIT_REDIS_URL pointing at it (the Redis tests of session/redisstore,
-# internal/replicas and internal/peerreplay use it); stops it afterwards.
+# tests/replicas and tests/peerreplay use it); stops it afterwards.
 #
 #   .ci/with-redis.sh [--install] [--require] COMMAND [ARGS...]
 #

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
-	"github.com/gymkit/gymkit/internal/syncbuf"
+	"github.com/gymkit/gymkit/internal/testkit/syncbuf"
 )
 
 // runMainEnv makes the test binary act as the gymkit binary (see TestMain):

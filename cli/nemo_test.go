@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
-	"github.com/gymkit/gymkit/internal/launchertest"
+	"github.com/gymkit/gymkit/internal/testkit/launchertest"
 )
 
 // serveLive runs gymkit with args in process, in the environment and working directory the

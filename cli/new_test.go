@@ -27,11 +27,12 @@ func goCmd(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
-// Acceptance (issue 12): a fresh module outside the repository from gymkit
-// new --module, with a replace to this checkout: its generated tests pass
-// as written, its binary (no cgo, only its own environments) builds, serves
-// under NeMo's launcher environment through the generated app.py, and its
-// own rollout subcommand replays a row over both doors with reward 1.0.
+// Acceptance of gymkit new (docs/cli.md, "gymkit new"): a fresh module
+// outside the repository from gymkit new --module, with a replace to this
+// checkout: its generated tests pass as written, its binary (no cgo, only its
+// own environments) builds, serves under NeMo's launcher environment through
+// the generated app.py, and its own rollout subcommand replays a row over
+// both doors with reward 1.0.
 func TestNewModuleAcceptance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module with the go command")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gymkit/gymkit/internal/launchertest"
+	"github.com/gymkit/gymkit/internal/testkit/launchertest"
 )
 
 // Every recorded NEMO_GYM_CONFIG_DICT (ways 1, 2, 3, 4a and 4b of

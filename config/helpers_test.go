@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gymkit/gymkit/internal/syncbuf"
+	"github.com/gymkit/gymkit/internal/testkit/syncbuf"
 )
 
 // writeDir writes files (name -> YAML) into a fresh temporary directory and returns it.

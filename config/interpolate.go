@@ -3,10 +3,11 @@ package config
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // This file implements OmegaConf-style interpolation over the merged tree (koanf has none):
@@ -571,26 +572,8 @@ func toText(v any) (string, error) {
 }
 
 // floatText writes a float as Python's str() does (1.0, 0.5, 1e+20, 1e-07,
-// inf, -inf, nan), as OmegaConf writes a float inside a string. It is the
-// same text as framework/internal/pyjson's AppendFloat (PythonFloats), which
-// config, below framework, cannot import.
+// inf, -inf, nan), as OmegaConf writes a float inside a string: Python's
+// float repr, internal/pyjson's PythonFloats.
 func floatText(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	var s string
-	if a := math.Abs(f); a == 0 || (a >= 1e-4 && a < 1e16) {
-		s = strconv.FormatFloat(f, 'f', -1, 64)
-	} else {
-		s = strconv.FormatFloat(f, 'g', -1, 64)
-	}
-	if !strings.ContainsAny(s, ".e") {
-		s += ".0"
-	}
-	return s
+	return string(pyjson.AppendFloat(nil, f, 64, pyjson.PythonFloats))
 }

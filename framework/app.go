@@ -16,9 +16,9 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/gymkit/gymkit/framework/internal/lax"
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
 	"github.com/gymkit/gymkit/internal/bodyio"
+	"github.com/gymkit/gymkit/internal/lax"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // Options configure [Build].
@@ -44,8 +44,8 @@ type Options struct {
 	// (a 500 for a plain error). The MCP door uses it to add the "mcp" key
 	// (contract d.3).
 	//
-	// Until issue 14, body was a Value (the parsed tree, built for every
-	// seed): a hook of that form reads body.Value() instead.
+	// A hook written when body was a Value (the parsed tree, built for
+	// every seed) reads body.Value() instead.
 	AfterSeed func(ctx context.Context, body *SeedBody, result []byte) ([]byte, error)
 	// NormalizeToolName, when set, maps the name of every function_call item
 	// of the /verify request's response.output before the verify handler sees

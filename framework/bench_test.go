@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
-	"github.com/gymkit/gymkit/internal/benchutil"
+	"github.com/gymkit/gymkit/internal/testkit/benchutil"
 )
 
 // BenchmarkToolCallHandler measures one typed tool call through App.Handler
@@ -70,7 +70,7 @@ func (s *idsServer) Routes(r *framework.Router) {
 	})
 }
 
-// BenchmarkBigBodyVsEncodingJSON sends issue 10's 14 MiB body of 7M ints
+// BenchmarkBigBodyVsEncodingJSON sends a 14 MiB body of 7M ints
 // ({"ids":[1,1,...]}) to a typed tool through App.Handler, and the same body
 // to a hand-written net/http handler decoding it with encoding/json into the
 // same request type, in the same run. It reports time-x and peak-x (peak

@@ -3,7 +3,7 @@ package framework
 import (
 	"sync"
 
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // body is one call's arguments: their JSON text, already checked (syntax

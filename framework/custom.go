@@ -4,8 +4,8 @@ import (
 	"errors"
 	"reflect"
 
-	"github.com/gymkit/gymkit/framework/internal/lax"
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/lax"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // CustomField is implemented, on the pointer, by a field type of your own

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/gymkit/gymkit/framework/internal/lax"
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/lax"
+	"github.com/gymkit/gymkit/internal/pyjson"
 	"github.com/gymkit/gymkit/session"
 )
 
@@ -157,7 +157,8 @@ func (s Status) MCPText(tool string) string {
 // MCPErrorText returns StatusOf(err).MCPText(tool), the MCP door's isError
 // text for a failed call of tool, without the HTTP door's rendering: for a
 // [*ValidationError] the text is written once, so that a 422 echoing a
-// large input costs one copy of it (issue 10's per-request memory bound).
+// large input costs one copy of it (the per-request memory bound of
+// docs/security.md, "Exhaust memory").
 func MCPErrorText(err error, tool string) string {
 	var ve *ValidationError
 	if errors.As(err, &ve) {
@@ -201,7 +202,8 @@ func StatusOf(err error) Status { return statusOf(err, true) }
 // once and kept for the answer (a NaN or infinite input makes it a 500,
 // see StatusOf). A metrics or logging interceptor should read the status
 // so: StatusOf renders a 422 echoing a large input in both forms, each
-// about the size of that input (issue 10's per-request memory bound).
+// about the size of that input (the per-request memory bound of
+// docs/security.md, "Exhaust memory").
 func StatusCode(err error, d Door) int {
 	var ve *ValidationError
 	if err != nil && errors.As(err, &ve) {

@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // goMapSeeds are dict bodies of every edge the two readers could see

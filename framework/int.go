@@ -4,8 +4,8 @@ import (
 	"errors"
 	"math/big"
 
-	"github.com/gymkit/gymkit/framework/internal/lax"
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/lax"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // Int is a Python int: an integer of any size, for request, response and

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gymkit/gymkit/framework/internal/lax"
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
 	"github.com/gymkit/gymkit/framework/internal/schema"
+	"github.com/gymkit/gymkit/internal/lax"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // intCases are pydantic 2.13's answers for a lax `int` field. The ones marked

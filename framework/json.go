@@ -1,8 +1,8 @@
 package framework
 
 import (
-	"github.com/gymkit/gymkit/framework/internal/lax"
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/lax"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // Value is one JSON value as Python's json.loads sees it: objects keep key
@@ -108,7 +108,7 @@ const (
 // only when it is read, so a large key the environment does not read costs
 // about its size, not a tree of [Value]s (72 bytes per JSON value): a 14 MiB
 // extra array in a /verify body peaks the server at about 3x the body
-// (internal/breaktest TestBodyMemoryBounded). Each read parses it again.
+// (tests/breaktest TestBodyMemoryBounded). Each read parses it again.
 // Extra is an alias (of gymkit's internal JSON layer); its methods:
 //
 //	// Len returns the number of members; Keys their keys in order (a new

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // The defaults of the request body parse limits (config max_json_depth and
@@ -18,7 +18,7 @@ const (
 	DefaultMaxJSONDepth = pyjson.MaxDepth
 	// DefaultMaxJSONElements is the most JSON values a request body may
 	// hold: 2,000,000 (a parse stopped there peaks at about 450 MB today,
-	// against 1.7 GB for the 7M ints of issue 10). The largest real NeMo
+	// against 1.7 GB for a 14 MiB body of 7M ints). The largest real NeMo
 	// verify body of the goldens and example rows holds about 600 values;
 	// an RL verify body with token ids and log probabilities holds one
 	// value per 3-7 bytes of JSON (8 turns of a 16k-token prompt: 0.9 MB,

@@ -1,7 +1,7 @@
 package framework
 
 import (
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // Object is an ordered JSON object for request and response fields: it

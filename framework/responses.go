@@ -3,15 +3,15 @@ package framework
 import (
 	"strings"
 
-	"github.com/gymkit/gymkit/framework/internal/lax"
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
-	"github.com/gymkit/gymkit/framework/internal/pymodel"
+	"github.com/gymkit/gymkit/internal/lax"
+	"github.com/gymkit/gymkit/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/pymodel"
 )
 
 // ResponseCreateParams is the Responses API request of a rollout, validated
 // as NeMo's pydantic model NeMoGymResponseCreateParamsNonStreaming (contract
 // a.4; the model is generated from the goldens' GET /openapi.json, see
-// framework/internal/pymodel). Only input is required; unknown keys are 422
+// internal/pymodel). Only input is required; unknown keys are 422
 // extra_forbidden; null is accepted wherever the model is Optional; a bad
 // value gives pydantic's 422 items, union members tagged in loc as pydantic
 // tags them (../shared/data/nemo-gym-peer/example_mcp_weather.jsonl).
@@ -146,7 +146,7 @@ func (p *ResponseCreateParams) UnmarshalPy(v pyjson.Value, m lax.Mode) []lax.Err
 // Response is the finished trajectory of a rollout, an OpenAI Responses API
 // response validated as NeMo's pydantic model NeMoGymResponse (contract a.4;
 // generated from the goldens' GET /openapi.json, see
-// framework/internal/pymodel). The required keys are id, created_at, model,
+// internal/pymodel). The required keys are id, created_at, model,
 // object ("response"), output, parallel_tool_calls, tool_choice and tools;
 // unknown keys are kept (extra="allow"). Each output item must match one
 // member of NeMo's output item union (messages, function calls and outputs,

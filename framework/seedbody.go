@@ -6,7 +6,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // SeedBody is the body of one POST /seed_session (the dataset row) as the
@@ -16,7 +16,7 @@ import (
 // its tree is built at most once, by the first hook that asks for all of
 // it ([SeedBody.Value]). A hook that needs one key reads it with
 // [SeedBody.Get], which parses that member only, so that a 16.6 KB
-// workplace row is not parsed again for each hook (issue 14's target: a
+// workplace row is not parsed again for each hook (the target: a
 // seed with the real row costs at most 2x a {} seed; BenchmarkSeedRow in
 // servers/workplace_assistant measures it, docs/performance.md has the
 // figures).

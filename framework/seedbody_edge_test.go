@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// seedBodyEdgeCases are the bodies of SeedBody's review (issue 14): keys
+// seedBodyEdgeCases are the bodies of SeedBody's review: keys
 // ending in backslashes or holding quotes, brackets inside strings, huge
 // exponents, negative zero, empty and repeated keys, white space of every
 // kind, Python's literals, line and paragraph separators, a BOM inside a

@@ -51,7 +51,7 @@ type SessionToolFilter interface {
 // SeedToolFilter is [SessionToolFilter] given the seed body as the seed
 // read it (a [SeedBody], shared with the seed's other hooks) instead of
 // JSON text to parse again: seed.Get reads one key of a large dataset row
-// without building the tree of the rest (issue 14). When an environment
+// without building the tree of the rest. When an environment
 // implements it, the MCP door calls AllowedToolsForSeed and never
 // AllowedToolsForSession. Its answer means what SessionToolFilter's does:
 // nil unrestricted, an empty non-nil slice nothing allowed; an error fails

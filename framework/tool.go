@@ -13,10 +13,10 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/gymkit/gymkit/framework/internal/lax"
-	"github.com/gymkit/gymkit/framework/internal/model"
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
 	"github.com/gymkit/gymkit/framework/internal/schema"
+	"github.com/gymkit/gymkit/internal/lax"
+	"github.com/gymkit/gymkit/internal/model"
+	"github.com/gymkit/gymkit/internal/pyjson"
 	"github.com/gymkit/gymkit/session"
 )
 
@@ -326,7 +326,7 @@ func decoder[Req any](name string) (func(ctx context.Context, b *body, raw []byt
 			switch p := any(&req).(type) {
 			case *json.RawMessage:
 				// Written out from a view of the text: no copy of it, no
-				// tree (issue 10's bound: about 2x the body).
+				// tree (about 2x the body: docs/security.md, "Exhaust memory").
 				*p = argsJSON(b.view())
 			case *pyjson.Value:
 				*p = b.value() // the environment's tree: 72 bytes per JSON value
@@ -379,10 +379,11 @@ func decoder[Req any](name string) (func(ctx context.Context, b *body, raw []byt
 			}
 			req = *new(Req)
 		}
-		// The lazy tree over the text itself (a view, no copy of it: a
-		// 422 echoing a large input then costs the body and the echo,
-		// issue 10's bound): the items' inputs are spans of the text, a
-		// large array is read item by item. Only the error keeps it.
+		// The lazy tree over the text itself (a view, no copy of it: a 422
+		// echoing a large input then costs the body and the echo,
+		// docs/security.md, "Exhaust memory"): the items' inputs are spans of
+		// the text, a large array is read item by item. Only the error keeps
+		// it.
 		if items := plan.Decode(b.view(), reflect.ValueOf(&req).Elem(), mode); len(items) > 0 {
 			return req, &ValidationError{items: items}
 		}

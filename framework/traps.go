@@ -5,13 +5,13 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/gymkit/gymkit/framework/internal/model"
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/model"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // Build-time refusals of request and response types that would compile but
-// silently answer differently from the Python server they stand for (issue
-// 12). Each error names the type, the field and the fix.
+// silently answer differently from the Python server they stand for. Each
+// error names the type, the field and the fix.
 
 // checkEnums refuses, anywhere in request type t, a string field with an
 // `enum` tag that is neither `required:"true"` nor has a `default` tag and

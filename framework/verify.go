@@ -6,10 +6,10 @@ import (
 	"reflect"
 	"unsafe"
 
-	"github.com/gymkit/gymkit/framework/internal/lax"
-	"github.com/gymkit/gymkit/framework/internal/model"
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
 	"github.com/gymkit/gymkit/framework/internal/schema"
+	"github.com/gymkit/gymkit/internal/lax"
+	"github.com/gymkit/gymkit/internal/model"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // SeedSession replaces the default POST /seed_session (which accepts any JSON
@@ -95,7 +95,7 @@ type verifyRoute struct {
 // struct that Resp reaches through a pointer, or that the handler's copy
 // of req shares, is copied before the framework changes it, so a handler
 // may keep its request or answer with a struct it shares across requests
-// (internal/breaktest TestVerifyEchoDoesNotWriteHandlerMemory).
+// (tests/breaktest TestVerifyEchoDoesNotWriteHandlerMemory).
 //
 // With MCP exposure on, function_call names of the form
 // mcp__<instance>__<tool> are seen by h as <tool> (OutputItem.Name of

@@ -65,11 +65,11 @@
 // Python SDK's models refuse such as tools/call arguments that are not an
 // object, the protocol-version header's place in the checks, a bad
 // Content-Type) get Python's answers, as the recorded answers of NeMo's
-// Python servers show them (internal/peerreplay).
+// Python servers show them (tests/peerreplay).
 //
 // # The lean path
 //
-// A stateless door answers the common requests itself (issue 14): a POST
+// A stateless door answers the common requests itself: a POST
 // holding one tools/call, tools/list, initialize, ping or
 // notifications/initialized of the shapes agents send is read once by the
 // door's own reader and answered with the bytes the go-sdk path answers

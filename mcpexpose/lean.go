@@ -16,7 +16,7 @@ import (
 	"github.com/gymkit/gymkit/framework"
 )
 
-// The lean path (issue 14) answers the common stateless request itself,
+// The lean path answers the common stateless request itself,
 // without the go-sdk: one POST holding one JSON-RPC message of a shape it
 // knows (tools/call, tools/list, initialize and ping with an id, and the
 // notification notifications/initialized), read once from the body that
@@ -272,9 +272,10 @@ func writeLeanResult(w http.ResponseWriter, id, result []byte) {
 		return
 	}
 	// A large result (a 422 that echoes a big input) is written as it is,
-	// between its envelope's two ends, not copied into one more buffer of
-	// its size (issue 10's per-request memory). net/http sends either form
-	// chunked: the answer's bytes and headers are the same.
+	// between its envelope's two ends, not copied into one more buffer of its
+	// size (the per-request memory bound of docs/security.md, "Exhaust
+	// memory"). net/http sends either form chunked: the answer's bytes and
+	// headers are the same.
 	head := make([]byte, 0, len(id)+32)
 	head = append(head, `{"jsonrpc":"2.0","id":`...)
 	head = append(head, id...)
@@ -294,7 +295,8 @@ const leanCopyMax = 64 << 10
 // is written in pieces of leanChunk bytes, each escaped as appendString
 // escapes the whole text (escapes are per rune and pieces end before a
 // rune's first byte, so the bytes are the same), instead of being rendered
-// into one more buffer of its size (issue 10's per-request memory).
+// into one more buffer of its size (the per-request memory bound of
+// docs/security.md, "Exhaust memory").
 func writeLeanCall(w http.ResponseWriter, id []byte, res *callResult) {
 	text := res.errText
 	if res.raw != nil || len(text) < leanCopyMax {

@@ -9,7 +9,7 @@ import (
 	"github.com/gymkit/gymkit/framework"
 )
 
-// edgeRows are the inputs of the lean path's review (issue 14): tool names
+// edgeRows are the inputs of the lean path's review: tool names
 // and arguments of every unicode, escape, duplicate, case and size edge,
 // ids and methods of the forms the SDK reads differently, params of wrong
 // types, header variants (Accept, Content-Type, Mcp-Protocol-Version,

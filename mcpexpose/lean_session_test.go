@@ -48,7 +48,7 @@ func (s *countingStore) Delete(ctx context.Context, sid string) error {
 }
 
 // An /mcp request that carries a session token costs the session store
-// nothing but what its tool does (issue 14): the cookie session is decided
+// nothing but what its tool does: the cookie session is decided
 // from the signed cookie alone (or made fresh) and the tool runs in the
 // token's session, so initialize, ping, tools/list, a refused call and a
 // call of a tool that keeps no state make no store call at all, and a call

@@ -1,6 +1,6 @@
 package mcpexpose_test
 
-// The lean path (issue 14, lean.go) against the go-sdk path: one table of
+// The lean path (lean.go) against the go-sdk path: one table of
 // requests sent to a door with the lean path and to the same door with
 // Options.SDKOnly, over real HTTP; the answers must be the same bytes
 // (status, every header but Date, the Set-Cookie's attributes, the body).

@@ -1,8 +1,9 @@
 package mcpexpose_test
 
-// Regression tests of issue 9's MCP part: where the recorded answers of
+// Regression tests of the MCP door against NeMo's recorded answers: where
+// the recorded answers of
 // NeMo Gym's real Python servers (../shared/data/nemo-gym-peer, replayed by
-// internal/peerreplay) showed the door answering otherwise. Each goes
+// tests/peerreplay) showed the door answering otherwise. Each goes
 // through the real door: the go-sdk client where it can send the request,
 // raw HTTP JSON-RPC where it cannot.
 

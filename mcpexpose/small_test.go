@@ -1,6 +1,7 @@
 package mcpexpose_test
 
-// The smaller MCP findings of issue 11 (item 5): logging/setLevel levels,
+// Smaller MCP checks (docs/security.md, "How each promise is tested"):
+// logging/setLevel levels,
 // the log line of a failed call (its level and status the same as on the
 // HTTP door), and a tools/call name that is not a string. Driven through the
 // real door: the go-sdk client where it can say the request, raw JSON-RPC

@@ -2,16 +2,12 @@ package mcpexpose_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -19,9 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
-	"github.com/gymkit/gymkit/internal/authn"
 	"github.com/gymkit/gymkit/mcpexpose"
 	"github.com/gymkit/gymkit/session"
 )
@@ -92,23 +86,31 @@ func (s *Interactive) Routes(r *framework.Router) {
 // keys are the API keys of the test hosts: the principal is the name.
 var keys = map[string]string{"alice": "alice-key-0123456789", "bob": "bob-key-0123456789"}
 
-// interactiveHost serves Interactive as the host does, behind internal/authn's
-// bearer auth with the API keys of keys.
+// bearerAuth is the bearer layer of the test hosts, a stand-in for the
+// host's API keys (server/internal/authn, which only package server may
+// import): a request whose Authorization is "Bearer <key>" of one of keys
+// goes on with that key's name as its principal (framework.WithPrincipal),
+// as the host's auth block passes it; any other is answered 401.
+func bearerAuth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+			for name, k := range keys {
+				if key == k {
+					next.ServeHTTP(w, r.WithContext(framework.WithPrincipal(r.Context(), name)))
+					return
+				}
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"error":"Invalid or unauthorized token"}`))
+	})
+}
+
+// interactiveHost serves Interactive as the host does, behind bearerAuth
+// with the API keys of keys.
 func interactiveHost(t testing.TB, opts func(*mcpexpose.Options)) (string, *Interactive) {
 	t.Helper()
-	var lines []string
-	for name, key := range keys {
-		sum := sha256.Sum256([]byte(key))
-		lines = append(lines, name+":"+hex.EncodeToString(sum[:]))
-	}
-	file := filepath.Join(t.TempDir(), "keys")
-	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	v, err := authn.APIKeys(config.APIKeysConfig{File: file})
-	if err != nil {
-		t.Fatal(err)
-	}
 	log := slog.New(slog.DiscardHandler)
 	sm := session.NewManager(session.Options{CookieName: "interactive___i"})
 	o := mcpexpose.Options{Instance: "i", Secret: []byte("test secret, 32 bytes at least.."), Loopback: true, Sessions: sm, Logger: log}
@@ -128,8 +130,7 @@ func interactiveHost(t testing.TB, opts func(*mcpexpose.Options)) (string, *Inte
 	if err := door.Attach(app); err != nil {
 		t.Fatal(err)
 	}
-	h := authn.Middleware(authn.Options{Realm: "i", Validators: []authn.Validator{v}, Logger: log},
-		sm.Middleware(door.Mount(app.Handler())))
+	h := bearerAuth(sm.Middleware(door.Mount(app.Handler())))
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts.URL + "/mcp", srv

@@ -120,7 +120,8 @@ func TestPyRepr(t *testing.T) {
 
 // TestTokenOneSpelling: the signature's last character carries 2 padding
 // bits; the other three characters that differ only there decoded to the
-// same MAC with the lenient decoder (issue 11, item 4) and must be refused,
+// same MAC with the lenient decoder (docs/security.md, "The MCP session
+// token") and must be refused,
 // as must any spelling with characters the decoder would skip.
 func TestTokenOneSpelling(t *testing.T) {
 	t.Parallel()

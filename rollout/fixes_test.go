@@ -54,7 +54,7 @@ func (d *countingDialer) client() *http.Client {
 	return &http.Client{Transport: t}
 }
 
-// Regression (issue 12): gymkit rollout hung ~5 s after its summary because
+// Regression: gymkit rollout hung ~5 s after its summary because
 // its client kept idle connections to the embedded instance, and the
 // instance's drain waited on them. After Run returns, the client has closed
 // every connection it opened, and the instance sees none left open.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
-	"github.com/gymkit/gymkit/internal/authn"
+	"github.com/gymkit/gymkit/server/internal/authn"
 )
 
 // accessLayers returns the function that puts the auth and cors blocks of

@@ -62,7 +62,7 @@ func rawPost(t testing.TB, ts *httptest.Server, path, cookie, body string) (int,
 	return code, b, h.Values("Set-Cookie")
 }
 
-// TestCloseSessionFreesState (issue 11, lifecycle): POST /close_session runs
+// TestCloseSessionFreesState: POST /close_session runs
 // the Close hook with the rollout's session and its state, deletes the
 // state, and answers {} 200 with the session cookie; the cookie and the MCP
 // token then reach a session with no state. Closing twice, or without a

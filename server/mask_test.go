@@ -26,10 +26,10 @@ func (leaky) Routes(r *framework.Router) {
 	})
 }
 
-// The finding of issue 13: a 500's detail (a password) reached the client on
-// both doors. With the instance's mask_internal_errors on it does not: the
-// client reads an id, the log holds the id with the detail; each MCP call
-// is logged as a tool call, not only as POST /mcp.
+// A 500's detail (a password) used to reach the client on both doors. With
+// the instance's mask_internal_errors on it does not: the client reads an id,
+// the log holds the id with the detail; each MCP call is logged as a tool
+// call, not only as POST /mcp.
 func TestMaskInternalErrorsInstance(t *testing.T) {
 	t.Parallel()
 	logs := &syncBuffer{}

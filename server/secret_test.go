@@ -100,7 +100,8 @@ func mcpTool(t testing.TB, ts *httptest.Server, token, name string) (out sessOut
 	return out, res.Text, true
 }
 
-// TestCookielessTrafficStoresNothing (issue 11, item 1): cookieless HTTP
+// TestCookielessTrafficStoresNothing (docs/security.md, "What is
+// stored, and when"): cookieless HTTP
 // requests and MCP calls with a token and no cookie, as NeMo's MCP agents
 // send them, store nothing; the first write creates one session's state,
 // which both doors then share.
@@ -170,10 +171,10 @@ func BenchmarkCookielessMCP(b *testing.B) {
 	b.ReportMetric(float64(state.Len())/float64(b.N), "stored/op")
 }
 
-// TestWeakSecretRefused (issue 11, item 4): an instance whose secret breaks
-// the strength rule does not start (so no token can be forged by guessing
-// it), naming the rule and never the secret; allow_weak_secret starts it
-// with a warning.
+// TestWeakSecretRefused (docs/security.md, "Forge"): an instance whose secret
+// breaks the strength rule does not start (so no token can be forged by
+// guessing it), naming the rule and never the secret; allow_weak_secret
+// starts it with a warning.
 func TestWeakSecretRefused(t *testing.T) {
 	t.Parallel()
 	for _, weak := range []string{"x", "changeme", "                                        ", strings.Repeat("ab", 20)} {
@@ -235,8 +236,9 @@ func TestSecretRotationBothDoors(t *testing.T) {
 	}
 }
 
-// TestTokenSpellingsOverMCP (issue 11, item 4): the three other spellings of
-// a token's last character are refused by the real door.
+// TestTokenSpellingsOverMCP (docs/security.md, "The MCP session token"): the
+// three other spellings of a token's last character are refused by the real
+// door.
 func TestTokenSpellingsOverMCP(t *testing.T) {
 	t.Parallel()
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"

@@ -20,7 +20,7 @@ import (
 
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
-	"github.com/gymkit/gymkit/internal/syncbuf"
+	"github.com/gymkit/gymkit/internal/testkit/syncbuf"
 	"github.com/gymkit/gymkit/server"
 )
 

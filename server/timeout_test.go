@@ -26,7 +26,8 @@ import (
 	"github.com/gymkit/gymkit/session"
 )
 
-// timed is a test server for the timeouts of issue 11.
+// timed is a test server for the timeouts of docs/security.md, "Stall
+// connections".
 //
 //   - /sleep {"ms": n} sleeps n ms, or until its context is done (then it
 //     tries a session.Update and reports both errors on ctxErrs).
@@ -260,7 +261,7 @@ func (c *limitConn) Close() error {
 	return err
 }
 
-// Issue 11, finding 3: 250 clients that send headers and stall their
+// TestStalledBodiesDoNotStarve: 250 clients that send headers and stall their
 // bodies, against a server that holds at most 200 connections, do not
 // make legitimate requests time out: each stalled connection is closed
 // after body_read_timeout, and every legitimate request is answered. The
@@ -327,7 +328,7 @@ func TestStalledBodiesDoNotStarve(t *testing.T) {
 	}
 }
 
-// Issue 11, finding 5: a client that writes its whole oversized body
+// TestTooLargeIsReadable: a client that writes its whole oversized body
 // before reading (a raw TCP client, Go's net/http client with a length or
 // chunked, Python's http.client) reads the 413, on both doors.
 func TestTooLargeIsReadable(t *testing.T) {
@@ -465,7 +466,7 @@ func whileBlocked(t *testing.T, srv *timed, call func()) (returnedFirst bool, up
 	return false, <-srv.updateErrs
 }
 
-// Issue 11, Timeouts: tool_timeout and tool_timeouts. A call past its
+// TestToolTimeout: tool_timeout and tool_timeouts. A call past its
 // limit is answered 504 naming the tool and the limit (HTTP) or the isError
 // "HTTP 504 from POST /<tool>: ..." (MCP), without waiting for a handler
 // that ignores its context; a handler that watches its context sees it

@@ -244,7 +244,7 @@ func (m *Manager) State() StateStore { return m.state }
 // already has, once), and the one without it carries no such Vary: as
 // NeMo's answers, whose Starlette SessionMiddleware adds "vary: Cookie"
 // where it adds the cookie, on every answer that passes through it (the
-// golden replay of internal/peerreplay checks both together). The cookie is
+// golden replay of tests/peerreplay checks both together). The cookie is
 // "<name>=<value>; Path=/; Max-Age=<Lifetime>; HttpOnly; SameSite=Lax" (plus
 // "; Secure" with [Options.Secure]); its value is the session id and the
 // times the session started and the cookie was signed, signed: 84

@@ -13,7 +13,7 @@ var stateTypes sync.Map
 
 // stateTypeError returns why T cannot be session state, or nil: the value
 // is stored as T's encoding/json encoding, which silently drops unexported
-// fields, so a state type with one would come back without it (issue 12).
+// fields, so a state type with one would come back without it.
 // Get and Update call it first; the answer is computed once per type.
 func stateTypeError[T any]() error {
 	t := reflect.TypeFor[T]()

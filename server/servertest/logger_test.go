@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gymkit/gymkit/internal/syncbuf"
+	"github.com/gymkit/gymkit/internal/testkit/syncbuf"
 	"github.com/gymkit/gymkit/server/servertest"
 	examplemcpweather "github.com/gymkit/gymkit/servers/example_mcp_weather"
 )

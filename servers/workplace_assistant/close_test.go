@@ -9,7 +9,7 @@ import (
 
 const notInitialized = "Session not initialized. Please call seed_session first."
 
-// TestCloseSessionReleasesTheWorld (issue 11, lifecycle): POST
+// TestCloseSessionReleasesTheWorld: POST
 // /close_session frees the rollout's world and its seed mark; its cookie and
 // its MCP token then reach an unseeded session (the token binds the session
 // id, whose state is gone), and the email it sent is nowhere. Closing twice

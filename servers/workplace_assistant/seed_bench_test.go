@@ -78,8 +78,9 @@ func median(ds []time.Duration) time.Duration {
 // workplace_assistant instance (expose_tools_over_mcp: true, as shipped:
 // the answer carries the MCP token, whose allow-list the AllowedToolsForSeed
 // hook reads from the seed body) through real HTTP on loopback, with {} and
-// with the first real row of NeMo Gym's example.jsonl (16.6 KB). Issue 14's
-// target: the row costs at most 2x {}.
+// with the first real row of NeMo Gym's example.jsonl (16.6 KB). The
+// target (docs/performance.md, "One parse per seed"): the row costs at
+// most 2x {}.
 //
 // empty and row measure each alone (B/op and allocs/op count the client's
 // side too); row_vs_empty alternates the two in one loop, so that both see

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gymkit/gymkit/internal/redistest"
+	"github.com/gymkit/gymkit/internal/testkit/redistest"
 	"github.com/gymkit/gymkit/session"
 	"github.com/gymkit/gymkit/session/redisstore"
 )

@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/gymkit/gymkit/internal/redistest"
+	"github.com/gymkit/gymkit/internal/testkit/redistest"
 	"github.com/gymkit/gymkit/session"
 	"github.com/gymkit/gymkit/session/redisstore"
 )

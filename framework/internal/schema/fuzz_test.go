@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gymkit/gymkit/framework/internal/lax"
-	"github.com/gymkit/gymkit/framework/internal/model"
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/lax"
+	"github.com/gymkit/gymkit/internal/model"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 type fuzzInner struct {

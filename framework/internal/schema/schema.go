@@ -47,9 +47,9 @@ import (
 
 	"github.com/swaggest/jsonschema-go"
 
-	"github.com/gymkit/gymkit/framework/internal/lax"
-	"github.com/gymkit/gymkit/framework/internal/model"
-	"github.com/gymkit/gymkit/framework/internal/pyjson"
+	"github.com/gymkit/gymkit/internal/lax"
+	"github.com/gymkit/gymkit/internal/model"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // Permissive is the schema of a dict body, byte for byte as NeMo Gym

@@ -431,6 +431,9 @@ func (c *Config) discover(tree map[string]any, defaultHost string, logger *slog.
 // addInstance validates the block of instance name (a mapping whose only server type key is
 // resources_servers) and adds the instance to c.instances.
 func (c *Config) addInstance(name string, block map[string]any, defaultHost string) Problems {
+	if p, bad := c.instanceNameProblem(name, block); bad {
+		return Problems{p}
+	}
 	var ps Problems
 	// A key beside resources_servers (e.g. an override
 	// <instance>.port=8000) would be ignored: say where it belongs.

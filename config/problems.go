@@ -32,23 +32,25 @@ type Problem struct {
 	Suggestion string
 }
 
-// Error renders the problem as one line (see [Problem]).
+// Error renders the problem as one line (see [Problem]). A key or suggestion with a space or a
+// rune that is not printable is quoted (%q), and any other rune that is not printable is
+// written as its Go escape (\x1b), so that the line never writes control bytes.
 func (p Problem) Error() string {
 	var b strings.Builder
 	if p.File != "" {
-		b.WriteString(p.File)
+		b.WriteString(escapeControls(p.File))
 		if p.Line > 0 {
 			fmt.Fprintf(&b, ":%d", p.Line)
 		}
 		b.WriteString(": ")
 	}
 	if p.Key != "" {
-		b.WriteString(p.Key)
+		b.WriteString(quoteKey(p.Key))
 		b.WriteString(": ")
 	}
-	b.WriteString(p.Message)
+	b.WriteString(escapeControls(p.Message))
 	if p.Suggestion != "" {
-		fmt.Fprintf(&b, "; did you mean `%s`?", p.Suggestion)
+		fmt.Fprintf(&b, "; did you mean `%s`?", quoteKey(p.Suggestion))
 	}
 	return b.String()
 }

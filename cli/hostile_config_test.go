@@ -2,9 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // An instance name is the end of the session cookie's name, so one that is no HTTP token is
@@ -58,4 +60,108 @@ func shownKey(k string) string {
 		return strconv.Quote(k)
 	}
 	return k
+}
+
+// bomb is a config whose interpolations stand for far more than they hold.
+type bomb struct {
+	name string
+	yaml string // the lines before the instance block
+	ref  string // the instance's description: the bomb's top, or "" (unreferenced)
+	want string // the problem, after "<file>:"
+}
+
+func bombs() []bomb {
+	var dbl, maps, lists, chain, fan strings.Builder
+	dbl.WriteString("x0: ab\n")
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&dbl, "x%d: ${x%d}${x%d}\n", i, i-1, i-1)
+	}
+	maps.WriteString("m0: {a: 1}\n")
+	for i := 1; i <= 60; i++ {
+		fmt.Fprintf(&maps, "m%d:\n  l: ${m%d}\n  r: ${m%d}\n", i, i-1, i-1)
+	}
+	lists.WriteString("l0: [1]\n")
+	for i := 1; i <= 60; i++ {
+		fmt.Fprintf(&lists, "l%d: ['${l%d}', '${l%d}']\n", i, i-1, i-1)
+	}
+	chain.WriteString("c0: end\n")
+	for i := 1; i <= 500; i++ {
+		fmt.Fprintf(&chain, "c%d: ${c%d}\n", i, i-1)
+	}
+	fan.WriteString("big: " + strings.Repeat("b", 1<<20) + "\n")
+	for i := range 40 {
+		fmt.Fprintf(&fan, "f%d: ${big}\n", i)
+	}
+	const steps = "interpolation takes more than 250000 steps in this configuration (each ${...} and each value a reference copies is one; see docs/config.md, Interpolation)"
+	const text = "interpolation produces more than 16 MiB of text in this configuration (its references copy what they name each time; see docs/config.md, Interpolation)"
+	return []bomb{
+		{"string doubling", dbl.String(), "${x40}", "24: x23: " + text},
+		{"string doubling, unreferenced", dbl.String(), "", "24: x23: " + text},
+		{"mapping doubling", maps.String(), "${m60}", "48: m16.l: " + steps},
+		{"list doubling", lists.String(), "${l60}", "17: l16[0]: " + steps},
+		{"a long chain of references", chain.String(), "${c500}", "402: c401: ${c400}: references nest more than 100 deep (a value naming a value naming ...; see docs/config.md, Interpolation)"},
+		{"one large string referenced many times", fan.String(), "${f0}${f1}${f2}${f3}${f4}${f5}${f6}${f7}${f8}${f9}${f10}${f11}${f12}${f13}${f14}${f15}${f16}${f17}",
+			"10: f8: " + text},
+	}
+}
+
+// Interpolation is bounded in the text it produces, its steps and the nesting of references:
+// each bomb is refused quickly, as a problem at the key's line, with bounded memory, by every
+// command that reads the config (the unreferenced ones by those that resolve the whole tree:
+// gymkit config and check --nemo), and through NEMO_GYM_CONFIG_DICT.
+func TestInterpolationBombs(t *testing.T) {
+	for _, b := range bombs() {
+		t.Run(b.name, func(t *testing.T) {
+			dir := t.TempDir()
+			text := b.yaml + "w:\n  resources_servers:\n    example_mcp_weather:\n      domain: agent\n"
+			if b.ref != "" {
+				text += "      description: " + b.ref + "\n"
+			}
+			cfg := writeFile(t, dir, "c.yaml", text)
+			cmds := [][]string{{"config", "--config", cfg}}
+			if b.ref != "" {
+				cmds = append(cmds, []string{"serve", "--config", cfg}, []string{"check", "--config", cfg})
+			}
+			for _, cmd := range cmds {
+				out, alloc, took := measured(t, 2, cmd...)
+				if !strings.Contains(out, cfg+":"+b.want+"\n") {
+					t.Errorf("gymkit %s: output:\n%.2000s\nwant the line\n%s:%s", strings.Join(cmd[:2], " "), out, cfg, b.want)
+				}
+				if alloc > 192<<20 || took > 20*time.Second {
+					t.Errorf("gymkit %s: allocated %d MiB in %v, want at most 192 MiB", strings.Join(cmd[:2], " "), alloc>>20, took)
+				}
+			}
+			// check --nemo: a finding (exit 1), however the rest of the config fares.
+			out, alloc, _ := measured(t, 1, "check", "--nemo", cfg)
+			if !strings.Contains(out, "\tconfig: ") || !strings.Contains(out, cfg+":"+b.want+"\n") || alloc > 192<<20 {
+				t.Errorf("gymkit check --nemo: allocated %d MiB, output:\n%.3000s\nwant the config finding\n%s:%s", alloc>>20, out, cfg, b.want)
+			}
+			if b.ref != "" {
+				t.Setenv(envConfigDict, text)
+				t.Setenv(envConfigPath, "w")
+				out, alloc, _ := measured(t, 2, "serve", "--nemo")
+				if !strings.Contains(out, "NEMO_GYM_CONFIG_DICT:"+b.want+"\n") || alloc > 192<<20 {
+					t.Errorf("gymkit serve --nemo: allocated %d MiB, output:\n%.2000s\nwant the line\nNEMO_GYM_CONFIG_DICT:%s", alloc>>20, out, b.want)
+				}
+			}
+		})
+	}
+}
+
+// measured runs gymkit as [gymkit] does, checks that it exits with code, and returns its
+// output (stdout then stderr), the bytes it allocated and how long it took.
+func measured(t *testing.T, code int, args ...string) (string, uint64, time.Duration) {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	got, stdout, stderr := gymkit(t, args...)
+	took := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if got != code {
+		t.Errorf("gymkit %s: exit %d, want %d", strings.Join(args, " "), got, code)
+	}
+	t.Logf("gymkit %s: %.1f MiB allocated in %v", strings.Join(args[:min(2, len(args))], " "), float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), took.Round(time.Millisecond))
+	return stdout + stderr, after.TotalAlloc - before.TotalAlloc, took
 }

@@ -237,7 +237,9 @@ func Load(opts LoadOptions) (*Config, error) {
 // flush moves the resolver's problems into ps.
 func (c *Config) flush(ps *Problems) {
 	for _, rp := range c.res.takeProblems() {
-		*ps = append(*ps, c.src.problem(rp.key, rp.msg, rp.suggestion))
+		p := c.src.problem(rp.key, rp.msg, rp.suggestion)
+		p.bound = rp.bound
+		*ps = append(*ps, p)
 	}
 }
 

@@ -30,7 +30,15 @@ type Problem struct {
 	Message string
 	// Suggestion is the closest known key or value ("default_city", "agent"), "" when none is close.
 	Suggestion string
+
+	bound bool // see ExceedsBound
 }
+
+// ExceedsBound reports whether p refuses an interpolation that went past one of its bounds
+// ([MaxInterpolationBytes], [MaxInterpolationSteps], [MaxInterpolationNesting]): such a
+// configuration cannot be resolved anywhere, whatever the environment variables, and nothing
+// more of it was resolved after p.
+func (p Problem) ExceedsBound() bool { return p.bound }
 
 // Error renders the problem as one line (see [Problem]). A key or suggestion with a space or a
 // rune that is not printable is quoted (%q), and any other rune that is not printable is

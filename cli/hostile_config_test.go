@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -164,4 +165,76 @@ func measured(t *testing.T, code int, args ...string) (string, uint64, time.Dura
 	}
 	t.Logf("gymkit %s: %.1f MiB allocated in %v", strings.Join(args[:min(2, len(args))], " "), float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), took.Round(time.Millisecond))
 	return stdout + stderr, after.TotalAlloc - before.TotalAlloc, took
+}
+
+// A config is read within bounds: at most config.MaxConfigBytes, nested at most
+// config.MaxConfigDepth levels (checked before koanf flattens the tree, which costs the square
+// of the depth), one YAML document, no null key; an override's key and value are nested no
+// deeper. Each refusal is one problem, found quickly with little memory.
+func TestConfigReadBounds(t *testing.T) {
+	dir := t.TempDir()
+	weather := "w:\n  resources_servers:\n    example_mcp_weather: {domain: agent}\n"
+	deep := weather + "d: " + strings.Repeat("{a: ", 9990) + "1" + strings.Repeat("}", 9990) + "\n"
+	big := writeFile(t, dir, "big.yaml", weather+"pad: "+strings.Repeat("x", 16<<20)+"\n")
+	tests := []struct {
+		name string
+		args []string
+		want string // a line of the output
+	}{
+		{"nested 9,990 levels", []string{"check", "--config", writeFile(t, dir, "deep.yaml", deep)},
+			dir + "/deep.yaml:4: mappings and lists are nested more than 200 levels deep here (level 201): a config is not that deep"},
+		{"nested 201 levels in a list", []string{"check", "--config", writeFile(t, dir, "deep201.yaml", weather+"d: "+strings.Repeat("[", 200)+strings.Repeat("]", 200)+"\n")},
+			dir + "/deep201.yaml:4: mappings and lists are nested more than 200 levels deep here (level 201): a config is not that deep"},
+		{"larger than 16 MiB", []string{"check", "--config", big}, big + ": is larger than 16 MiB (the largest config gymkit reads)"},
+		{"/dev/zero", []string{"check", "--config", "/dev/zero"}, "/dev/zero: is larger than 16 MiB (the largest config gymkit reads)"},
+		{"two documents", []string{"check", "--config", writeFile(t, dir, "two.yaml", weather+"---\nx: 1\n")},
+			dir + "/two.yaml:4: a second YAML document starts here (---): a config file holds one document, as NeMo reads it; merge them, or give each its own file"},
+		{"a null key", []string{"check", "--config", writeFile(t, dir, "null.yaml", weather+"null: x\n")},
+			dir + `/null.yaml:4: a key is null (null, ~ or nothing before the colon): quote it, "null", if it is the text`},
+		{"a null key in a block", []string{"check", "--config", writeFile(t, dir, "null2.yaml", "w:\n  resources_servers:\n    example_mcp_weather:\n      domain: agent\n      ~: 3\n")},
+			dir + `/null2.yaml:5: a key is null (null, ~ or nothing before the colon): quote it, "null", if it is the text`},
+		{"an override key 201 deep", []string{"check", "--config", writeFile(t, dir, "w.yaml", weather), "x" + strings.Repeat(".a", 200) + "=1"},
+			"the key has 201 segments: a config is nested at most 200 levels deep"},
+		{"an override value 201 deep", []string{"check", "--config", dir + "/w.yaml", "x=" + strings.Repeat("[", 201) + strings.Repeat("]", 201)},
+			"line 1: mappings and lists are nested more than 200 levels deep here (level 201): a config is not that deep"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, alloc, took := measured(t, 2, tt.args...)
+			if !strings.Contains(out, tt.want) || alloc > 96<<20 || took > 10*time.Second {
+				t.Errorf("allocated %d MiB in %v, output:\n%.1000s\nwant at most 96 MiB and:\n%s", alloc>>20, took, out, tt.want)
+			}
+		})
+	}
+	t.Run("a dict nested 9,990 levels, serve --nemo", func(t *testing.T) {
+		t.Setenv(envConfigDict, deep)
+		t.Setenv(envConfigPath, "w")
+		out, alloc, took := measured(t, 2, "serve", "--nemo")
+		want := "gymkit serve: config: NEMO_GYM_CONFIG_DICT:4: mappings and lists are nested more than 200 levels deep here (level 201): a config is not that deep\n"
+		if out != want || alloc > 32<<20 || took > 5*time.Second {
+			t.Errorf("allocated %d MiB in %v, output:\n%s\nwant at most 32 MiB and:\n%s", alloc>>20, took, out, want)
+		}
+	})
+}
+
+// A server's data files are read within a bound (config.Path.Open): workplace_assistant's
+// tools_file naming a device, a FIFO or a folder is refused at once instead of read forever.
+func TestDataFileBounds(t *testing.T) {
+	dir := t.TempDir()
+	fifo := dir + "/fifo"
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := exampleConfig(t, "workplace_assistant")
+	key := "workplace_assistant.resources_servers.workplace_assistant.tools_file="
+	for _, tc := range []struct{ file, kind string }{{"/dev/zero", "a device"}, {fifo, "a FIFO"}, {dir, "a folder"}} {
+		t.Run(tc.kind, func(t *testing.T) {
+			start := time.Now()
+			code, stdout, stderr := gymkit(t, "check", "--config", cfg, key+tc.file)
+			want := fmt.Sprintf("provision: tools_file %s: %s: not a regular file (%s)\n", tc.file, tc.file, tc.kind)
+			if code != 1 || !strings.HasSuffix(stdout+stderr, want) || time.Since(start) > 10*time.Second {
+				t.Errorf("exit %d after %v, output:\n%s\nwant exit 1 and the end\n%s", code, time.Since(start), stdout+stderr, want)
+			}
+		})
+	}
 }

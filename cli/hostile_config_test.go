@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -236,5 +238,77 @@ func TestDataFileBounds(t *testing.T) {
 				t.Errorf("exit %d after %v, output:\n%s\nwant exit 1 and the end\n%s", code, time.Since(start), stdout+stderr, want)
 			}
 		})
+	}
+}
+
+// What a new user tries, each answered with one clear problem (exit 2) naming the key's line.
+func TestConfigEdgeCases(t *testing.T) {
+	dir := t.TempDir()
+	block := func(keys string) string {
+		return "w:\n  resources_servers:\n    example_mcp_weather: {domain: agent, " + keys + "}\n"
+	}
+	tests := []struct {
+		name string
+		yaml string
+		want string // the problem after "<file>:"
+	}{
+		{"a bracketed IPv6 host", block(`host: "[::1]"`),
+			"3: w.resources_servers.example_mcp_weather.host: \"[::1]\": write an IPv6 address without brackets (the URLs gymkit prints add them); did you mean `::1`?"},
+		{"a host with a port", block(`host: "127.0.0.1:80"`),
+			"3: w.resources_servers.example_mcp_weather.host: \"127.0.0.1:80\" holds a port: the host is \"127.0.0.1\", the port goes in port (80); did you mean `127.0.0.1`?"},
+		{"a host with a space", block(`host: "a b"`), `3: w.resources_servers.example_mcp_weather.host: "a b" is not a host name or an IP address`},
+		{"a default_host with a port", "default_host: 'localhost:8000'\n" + block(""),
+			"1: default_host: \"localhost:8000\" holds a port: the host is \"localhost\", the port goes in port (8000); did you mean `localhost`?"},
+		{"an address of another machine", block("host: 192.0.2.1"),
+			"3: w.resources_servers.example_mcp_weather.host: cannot listen on host 192.0.2.1: listen tcp 192.0.2.1:"},
+		{"a host name that does not resolve", block("host: nonexistent.invalid"),
+			"3: w.resources_servers.example_mcp_weather.host: cannot listen on host nonexistent.invalid: listen tcp: lookup nonexistent.invalid"},
+		{"mcp.tools: [null]", block("mcp: {tools: [null]}"), "3: w.resources_servers.example_mcp_weather.mcp.tools[0]: must be a tool name, got null"},
+		{"a control byte in a key", block(`"k\e[0m": 1`), `3: "w.resources_servers.example_mcp_weather.k\x1b[0m": unknown key`},
+		{"a control byte in a near miss", "\"port_range_lo\\a\": 3\n" + block(""), "1: \"port_range_lo\\a\": unknown top-level key: not a setting gymkit reads; did you mean `port_range_low`?"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := writeFile(t, dir, "c.yaml", tt.yaml)
+			code, stdout, stderr := gymkit(t, "serve", "--config", cfg)
+			if code != 2 || !strings.Contains(stderr, cfg+":"+tt.want) || strings.Contains(stdout+stderr, "no free port") || strings.ContainsRune(stdout+stderr, 0x1b) {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 2 and\n%s:%s", code, stdout, stderr, cfg, tt.want)
+			}
+		})
+	}
+	t.Run("NEMO_GYM_CONFIG_DICT with two documents", func(t *testing.T) {
+		t.Setenv(envConfigDict, block("")+"---\nw:\n  resources_servers:\n    example_mcp_weather: {domain: math}\n")
+		t.Setenv(envConfigPath, "w")
+		code, stdout, stderr := gymkit(t, "serve", "--nemo")
+		want := "gymkit serve: config: NEMO_GYM_CONFIG_DICT:4: a second YAML document starts here (---): a config file holds one document, as NeMo reads it; merge them, or give each its own file\n"
+		if code != 2 || stdout != "" || stderr != want {
+			t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 2 and:\n%s", code, stdout, stderr, want)
+		}
+	})
+}
+
+// env.yaml is the working directory's, even in a folder named configs: its relative paths
+// resolve against the working directory, not against its parent as a server's
+// <folder>/configs/<name>.yaml would.
+func TestEnvYAMLInAConfigsFolder(t *testing.T) {
+	shared, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "nemo-gym", "workplace_assistant"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := exampleConfig(t, "workplace_assistant")
+	wd := filepath.Join(t.TempDir(), "configs")
+	if err := os.Mkdir(wd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"data": "csv_data", "tools.json": "tools.json"} {
+		if err := os.Symlink(filepath.Join(shared, target), filepath.Join(wd, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, wd, "env.yaml", "workplace_assistant:\n  resources_servers:\n    workplace_assistant:\n      data_dir: data\n      tools_file: tools.json\n")
+	t.Chdir(wd)
+	code, stdout, stderr := gymkit(t, "check", "--config", cfg)
+	if want := "ok workplace_assistant (workplace_assistant) 127.0.0.1:auto 27 tools"; code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 0 and %q", code, stdout, stderr, want)
 	}
 }

@@ -318,6 +318,9 @@ func (c *Config) readSettings(ps *Problems) string {
 		}
 		return ip
 	case s.DefaultHost != "":
+		if msg, sug := hostProblem(s.DefaultHost); msg != "" {
+			*ps = append(*ps, c.src.problem("default_host", msg, sug))
+		}
 		return s.DefaultHost
 	}
 	return DefaultHost

@@ -393,7 +393,9 @@ func (l *loader) loadEnvYAML(display string) (*layer, []Problem) {
 	}
 	lay, ps := loadYAMLFile(display, path)
 	if lay != nil {
-		lay.base = l.serverFolder(path)
+		// env.yaml belongs to the working directory, even one named configs: it is not
+		// a server's <folder>/configs/<name>.yaml.
+		lay.base = l.workDir
 	}
 	return lay, ps
 }

@@ -16,7 +16,8 @@ import (
 //   - set in a config file <folder>/configs/<name> (a file directly inside a folder named
 //     configs, as every environment's servers/<type>/configs/<type>.yaml): against <folder>,
 //     the server folder;
-//   - set in any other config file, in env.yaml, in LoadOptions.Dict (NeMo's
+//   - set in any other config file, in env.yaml (even in a working directory named configs:
+//     env.yaml is the working directory's, not a server's), in LoadOptions.Dict (NeMo's
 //     NEMO_GYM_CONFIG_DICT, under gymkit serve --nemo) or on the command line
 //     (my_env.resources_servers.my_env.data_file=x): against LoadOptions.WorkDir, the working
 //     directory unless a caller says otherwise. NeMo's launcher starts every server in its

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -69,6 +70,10 @@ func (p Path) Open(limit int64) (io.ReadCloser, error) {
 	name := string(p)
 	fi, err := os.Stat(name)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			pe.Op = "open" // what the caller asked for, as os.Open says it
+		}
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {

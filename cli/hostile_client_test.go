@@ -1,11 +1,16 @@
 package cli
 
 import (
+	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	rl "github.com/gymkit/gymkit/rollout"
 )
 
 // gymkit compare's --report is opened before anything runs: the --input or --allow file is
@@ -64,6 +69,70 @@ func TestAllowListDuplicateKey(t *testing.T) {
 		allow + ":5: reason is given twice in this rule (first at line 4): a rule has one route, one path or header, one reason\n"
 	if code != 2 || stderr != want {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and:\n%s", code, stderr, want)
+	}
+}
+
+// The client's flags are capped where a larger value would bound nothing or take the
+// machine: --max-answer-bytes at 1GiB (9223372036854775807 used to overflow the bound),
+// --num-repeats so that a run makes at most 1,000,000 rollouts (100000000 repeats of one row
+// used to build every rollout up front until memory ran out). Each is refused at once,
+// exit 2.
+func TestClientFlagCaps(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rows := writeFile(t, dir, "rows.jsonl", measureRows)
+	twoRows := writeFile(t, dir, "two.jsonl", twoMeasureRows)
+	out := filepath.Join(dir, "out.jsonl")
+	cfg := diffConfig(t, dir, "g.yaml")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"rollout", "-c", cfg, "-i", rows, "-o", out, "--max-answer-bytes", "9223372036854775807"},
+			`gymkit rollout: flag --max-answer-bytes: "9223372036854775807" is more than 1GiB, the largest answer bound (an answer is held in memory, parsed)`},
+		{[]string{"compare", "--reference", "http://127.0.0.1:1", "-c", cfg, "-i", rows, "--max-answer-bytes", "2GiB"},
+			`gymkit compare: flag --max-answer-bytes: "2GiB" is more than 1GiB, the largest answer bound (an answer is held in memory, parsed)`},
+		{[]string{"rollout", "-c", cfg, "-i", rows, "-o", out, "--num-repeats", "100000000"},
+			"gymkit rollout: flag --num-repeats: 100000000 repeats of one row are more than the 1000000 rollouts a run makes"},
+		{[]string{"rollout", "-c", cfg, "-i", twoRows, "-o", out, "--num-repeats", "600000"},
+			"gymkit rollout: input " + twoRows + ": 2 rows × 600000 repeats is 1200000 rollouts; a run makes at most 1000000 (lower --num-repeats, or split the input)\n"},
+	} {
+		start := time.Now()
+		code, stdout, stderr := gymkitRun(t, tc.args...)
+		if code != 2 || !strings.HasPrefix(stderr, tc.want) || strings.Contains(stderr, "serving in process") || time.Since(start) > 5*time.Second {
+			t.Errorf("%q: exit %d after %v, stderr:\n%s\nwant exit 2 and:\n%s\nstdout:\n%s", tc.args, code, time.Since(start), stderr, tc.want, stdout)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%q: %s was written", tc.args, out)
+		}
+	}
+}
+
+// gymkit rollout --url --door mcp against an instance that does not serve MCP stops at the
+// first seed answer without an "mcp" key, with one error, exit 2, as it does with --config
+// (it used to fail every rollout, one by one).
+func TestRolloutURLDoorMCPWithoutMCP(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	e, err := rl.Start(context.Background(), rl.EmbedOptions{Files: []string{diffConfig(t, dir, "ref.yaml")},
+		Overrides: []string{"diff.resources_servers." + diffServerType + ".expose_tools_over_mcp=false"}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	url := e.URL
+	var rows strings.Builder
+	for range 20 {
+		rows.WriteString(measureRows)
+	}
+	code, stdout, stderr := gymkitRun(t, "rollout", "--url", url, "--door", "mcp", "-i", writeFile(t, dir, "rows.jsonl", rows.String()),
+		"-o", filepath.Join(dir, "out.jsonl"))
+	want := "gymkit rollout: --door mcp: the instance at " + url + ` does not serve MCP: its /seed_session answer has no "mcp" key (set expose_tools_over_mcp: true in its config, or use --door http)` + "\n"
+	if code != 2 || stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and:\n%s\nstdout:\n%s", code, stderr, want, stdout)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "out_failures.jsonl")); err != nil || len(b) != 0 {
+		t.Errorf("failures file: %q, %v; want it empty", b, err)
 	}
 }
 

@@ -85,7 +85,8 @@ Flags:
       --url URL             the base URL of a running instance (http://127.0.0.1:8000)
       --concurrency N       rollouts at once (default 8)
       --limit N             use only the first N rows (default: all)
-      --num-repeats N       rollouts per row, task-major: abc -> aabbcc (default 1)
+      --num-repeats N       rollouts per row, task-major: abc -> aabbcc (default 1);
+                            rows × N is at most 1000000 rollouts
       --port N              the port of the instance started in process (default: a
                             free one in port_range_low..port_range_high, 10001-20000)
       --agent-name NAME     agent_ref name of rows without one (default
@@ -100,8 +101,8 @@ Flags:
       --max-answer-bytes N  the largest answer body of one request, in bytes, or with
                             a KiB, MiB or GiB suffix (default 64MiB: four times the
                             16 MiB verify body an instance accepts by default, which
-                            its answer echoes); the rollout then fails with the class
-                            answer_too_large
+                            its answer echoes), at most 1GiB; the rollout then fails
+                            with the class answer_too_large
       --log-format FORMAT   the in-process instance's logs on stderr: text or json
       --log-level LEVEL     debug, info, warn or error (default error)
   -h, --help                show this help
@@ -160,6 +161,9 @@ func (b *bounds) set(flag, name, value string) (bool, error) {
 		n, err := parseBytes(value)
 		if err != nil {
 			return true, fmt.Errorf("flag %s: %v", flag, err)
+		}
+		if n > rl.MaxAnswerBytesLimit {
+			return true, fmt.Errorf("flag %s: %q is more than %dGiB, the largest answer bound (an answer is held in memory, parsed)", flag, value, rl.MaxAnswerBytesLimit>>30)
 		}
 		b.maxAnswerBytes = n
 	default:
@@ -236,6 +240,9 @@ func parseRolloutArgs(args []string) (rolloutArgs, error) {
 				a.limit, err = positive(true)
 			case "num-repeats":
 				a.numRepeats, err = positive(false)
+				if err == nil && a.numRepeats > rl.MaxRollouts {
+					return fmt.Errorf("flag %s: %d repeats of one row are more than the %d rollouts a run makes", flag, a.numRepeats, rl.MaxRollouts)
+				}
 			case "agent-name":
 				a.agentName = value
 			case "port":
@@ -336,7 +343,7 @@ func runRollout(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		return fail(exitUsage, "%v", &rl.InputError{Path: a.input, Msg: msg})
 	}
-	if err := rl.CheckInput(a.input, a.limit); err != nil {
+	if err := rl.CheckRollouts(a.input, a.limit, a.numRepeats); err != nil {
 		return fail(exitUsage, "%v", err)
 	}
 	eopts := rl.EmbedOptions{Files: a.files, Overrides: a.overrides, Instance: a.instance, Logger: logger, Port: a.port}
@@ -374,8 +381,9 @@ func runRollout(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		RequestTimeout: a.requestTimeout, MaxAnswerBytes: a.maxAnswerBytes,
 	})
 	var inputErr *rl.InputError
-	if errors.As(err, &inputErr) {
-		return fail(exitUsage, "%v", err)
+	var noMCP *rl.NoMCPError
+	if errors.As(err, &inputErr) || errors.As(err, &noMCP) {
+		return fail(exitUsage, "%v", err) // the wrong door: one error, as with --config
 	}
 	if sum == nil {
 		return fail(exitError, "%v", err)

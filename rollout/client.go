@@ -35,6 +35,11 @@ const DefaultRequestTimeout = 10 * time.Minute
 // at once at most 512 MiB of answers are held.
 const DefaultMaxAnswerBytes = 64 << 20
 
+// MaxAnswerBytesLimit is the largest [ClientOptions.MaxAnswerBytes]: 1 GiB.
+// An answer is held whole and parsed (see the package documentation for
+// what a rollout holds at its peak), so a larger bound would bound nothing.
+const MaxAnswerBytesLimit = 1 << 30
+
 // reachTimeout bounds the first GET / of a run (see [Run]): a liveness
 // answer needs no judge.
 const reachTimeout = 30 * time.Second
@@ -80,6 +85,8 @@ type RolloutError struct {
 	// Msg is the reason, as written to the failures file's
 	// _ng_failure_error, e.g. "HTTP 422 from POST /seed_session: {...}".
 	Msg string
+
+	noMCP bool // the seed answer has no "mcp" key (the MCP door): see NoMCPError
 }
 
 // Error is "<Class>: <Msg>".
@@ -133,7 +140,8 @@ type ClientOptions struct {
 	// refused.
 	RequestTimeout time.Duration
 	// MaxAnswerBytes bounds each answer's body in bytes; 0 means
-	// DefaultMaxAnswerBytes. A negative value is refused.
+	// DefaultMaxAnswerBytes. A negative value, or one above
+	// MaxAnswerBytesLimit, is refused.
 	MaxAnswerBytes int64
 	// Now is the clock of the response's created_at; nil means time.Now.
 	Now func() time.Time
@@ -167,6 +175,8 @@ func NewClient(opts ClientOptions) (*Client, error) {
 		return nil, fmt.Errorf("rollout: negative request timeout %v", opts.RequestTimeout)
 	case opts.MaxAnswerBytes < 0:
 		return nil, fmt.Errorf("rollout: negative answer bound %d", opts.MaxAnswerBytes)
+	case opts.MaxAnswerBytes > MaxAnswerBytesLimit:
+		return nil, fmt.Errorf("rollout: answer bound %d above MaxAnswerBytesLimit (%d)", opts.MaxAnswerBytes, int64(MaxAnswerBytesLimit))
 	}
 	c := &Client{
 		base:    strings.TrimRight(opts.URL, "/"),

@@ -90,6 +90,8 @@ Flags:
                             answer (default 10m, as gymkit rollout)
       --max-answer-bytes N  the largest answer body, in bytes or with a KiB, MiB or GiB
                             suffix (default 64MiB, at most 1GiB, as gymkit rollout)
+      --max-answer-values N the most JSON values of an answer parsed, compared as
+                            JSON (default 4000000, as gymkit rollout)
       --log-format FORMAT   the in-process instance's logs on stderr: text or json
       --log-level LEVEL     debug, info, warn or error (default error)
   -h, --help                show this help
@@ -120,13 +122,13 @@ type compareArgs struct {
 	limit       int
 	agentName   string
 	port        int
-	bounds      // --request-timeout, --max-answer-bytes
+	bounds      // --request-timeout, --max-answer-bytes, --max-answer-values
 }
 
 func knownCompareFlag(name string) bool {
 	switch name {
 	case "reference", "c", "config", "url", "i", "input", "door", "allow", "report", "instance", "limit",
-		"agent-name", "port", "request-timeout", "max-answer-bytes", "log-format", "log-level":
+		"agent-name", "port", "request-timeout", "max-answer-bytes", "max-answer-values", "log-format", "log-level":
 		return true
 	}
 	return false
@@ -297,7 +299,7 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	rep, err := compare.Run(ctx, compare.Options{
 		Input: a.input, Limit: a.limit, Door: a.door, Reference: a.reference, Gymkit: base, Instance: instance,
 		AgentName: a.agentName, Allow: allow, AllowFile: a.allow,
-		RequestTimeout: a.requestTimeout, MaxAnswerBytes: a.maxAnswerBytes, Out: stdout,
+		RequestTimeout: a.requestTimeout, MaxAnswerBytes: a.maxAnswerBytes, MaxAnswerValues: a.maxAnswerValues, Out: stdout,
 	})
 	if err != nil {
 		var inputErr *rl.InputError

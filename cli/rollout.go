@@ -58,7 +58,8 @@ Doors:
 
 A tool's error answer is an output. A rollout fails only when the seed or verify
 answer is not a 2xx JSON object or a request cannot be made or gets no complete answer
-within --request-timeout and --max-answer-bytes; it is then written to the failures
+within --request-timeout, --max-answer-bytes and --max-answer-values; it is then
+written to the failures
 file with its class (seed_failed, verify_failed, transport, timeout,
 answer_too_large), listed on stderr with its task and rollout index, and the run
 goes on.
@@ -103,6 +104,10 @@ Flags:
                             16 MiB verify body an instance accepts by default, which
                             its answer echoes), at most 1GiB; the rollout then fails
                             with the class answer_too_large
+      --max-answer-values N the most JSON values of an answer the client parses (the
+                            seed, the verify; default 4000000: twice the 2,000,000 of
+                            an instance's max_json_elements, which a verify answer
+                            echoes); also answer_too_large beyond
       --log-format FORMAT   the in-process instance's logs on stderr: text or json
       --log-level LEVEL     debug, info, warn or error (default error)
   -h, --help                show this help
@@ -136,21 +141,28 @@ type rolloutArgs struct {
 	numRepeats  int
 	agentName   string
 	port        int // --port: the embedded instance's loopback port; 0: one in port_range_*
-	bounds          // --request-timeout, --max-answer-bytes
+	bounds          // --request-timeout, --max-answer-bytes, --max-answer-values
 }
 
 // bounds are the client's per-request bounds (--request-timeout,
-// --max-answer-bytes), shared by rollout and compare; zero means the
-// default.
+// --max-answer-bytes, --max-answer-values), shared by rollout and compare;
+// zero means the default.
 type bounds struct {
-	requestTimeout time.Duration
-	maxAnswerBytes int64
+	requestTimeout  time.Duration
+	maxAnswerBytes  int64
+	maxAnswerValues int
 }
 
-// set applies --request-timeout or --max-answer-bytes and reports whether
-// name was one of them.
+// set applies --request-timeout, --max-answer-bytes or --max-answer-values
+// and reports whether name was one of them.
 func (b *bounds) set(flag, name, value string) (bool, error) {
 	switch name {
+	case "max-answer-values":
+		n, err := strconv.Atoi(value)
+		if err != nil || n <= 0 {
+			return true, fmt.Errorf("flag %s: %q is not a positive number of JSON values", flag, value)
+		}
+		b.maxAnswerValues = n
 	case "request-timeout":
 		d, err := time.ParseDuration(value)
 		if err != nil || d <= 0 {
@@ -299,7 +311,7 @@ var collectorOptions = map[string]string{
 func knownRolloutFlag(name string) bool {
 	switch name {
 	case "c", "config", "i", "input", "o", "output", "door", "instance", "url", "concurrency", "limit",
-		"num-repeats", "agent-name", "log-format", "log-level", "port", "request-timeout", "max-answer-bytes":
+		"num-repeats", "agent-name", "log-format", "log-level", "port", "request-timeout", "max-answer-bytes", "max-answer-values":
 		return true
 	}
 	return false
@@ -378,7 +390,7 @@ func runRollout(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		Input: a.input, Output: a.output, URL: base, Door: a.door, Instance: instance, AgentName: a.agentName,
 		Concurrency: a.concurrency, Limit: a.limit, NumRepeats: a.numRepeats,
 		Stdout: stdout, Warn: stderr, Progress: progress,
-		RequestTimeout: a.requestTimeout, MaxAnswerBytes: a.maxAnswerBytes,
+		RequestTimeout: a.requestTimeout, MaxAnswerBytes: a.maxAnswerBytes, MaxAnswerValues: a.maxAnswerValues,
 	})
 	var inputErr *rl.InputError
 	var noMCP *rl.NoMCPError

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // DefaultConcurrency is how many rollouts run at once unless
@@ -88,6 +89,10 @@ type Options struct {
 	// answer exceeds it fails with FailureTooLarge); 0 means
 	// DefaultMaxAnswerBytes.
 	MaxAnswerBytes int64
+	// MaxAnswerValues bounds the JSON values of each answer parsed (a
+	// rollout whose answer exceeds it fails with FailureTooLarge); 0 means
+	// DefaultMaxAnswerValues.
+	MaxAnswerValues int
 	// Warn receives the warnings, one line per row with nothing to replay
 	// (see [Run]); nil: os.Stderr.
 	Warn io.Writer
@@ -235,7 +240,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	defer hc.CloseIdleConnections()
 	c, err := NewClient(ClientOptions{URL: opts.URL, Door: opts.Door, Instance: opts.Instance, HTTPClient: hc,
-		RequestTimeout: opts.RequestTimeout, MaxAnswerBytes: opts.MaxAnswerBytes, Now: now})
+		RequestTimeout: opts.RequestTimeout, MaxAnswerBytes: opts.MaxAnswerBytes, MaxAnswerValues: opts.MaxAnswerValues, Now: now})
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +324,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		wg.Go(func() {
 			for pos := range next {
 				row := mat.row(pos)
-				doneCh <- done{pos, row, c.run(runCtx, pos, row, nil)}
+				doneCh <- done{pos, row, c.run(runCtx, pos, row, nil, false)}
 			}
 		})
 	}
@@ -375,7 +380,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		}
 		line = append(line, '\n')
 		noPersist := false
-		if np, ok := result.Get(keyNoPersist); ok && truthy(np) {
+		if np, ok := result.Get(keyNoPersist); ok && truthy(pyjson.Materialize(np)) {
 			noPersist = true
 		}
 		switch {
@@ -395,10 +400,17 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		default:
 			sum.Succeeded++
 			persisted = append(persisted, d.pos)
-			stripped[d.pos] = strip(result)
 			if _, err := results.Write(line); err != nil {
 				writeErr = errors.Join(writeErr, err)
 			}
+			// Kept until /aggregate_metrics, in its own bytes: not a view
+			// of the whole verify answer (its response and
+			// responses_create_params are stripped).
+			kept, err := detach(strip(result))
+			if err != nil {
+				writeErr = errors.Join(writeErr, err)
+			}
+			stripped[d.pos] = kept
 		}
 		if progress != nil {
 			progress.done(row, result)
@@ -525,7 +537,11 @@ func (c *Client) aggregate(ctx context.Context, out io.Writer, sum *Summary, pat
 		if status/100 != 2 {
 			return fmt.Errorf("aggregate_metrics for %s: %s", name, httpError(status, "/aggregate_metrics", answer))
 		}
-		agg, err := framework.ParseJSON(answer)
+		agg, err := c.parse(ex.Route, answer, false)
+		var tooLarge *AnswerTooLargeError
+		if errors.As(err, &tooLarge) {
+			return fmt.Errorf("aggregate_metrics for %s: %w", name, err)
+		}
 		if err != nil || agg.Kind != framework.KindObject {
 			return fmt.Errorf("aggregate_metrics for %s: the answer is not a JSON object: %s", name, clip(answer))
 		}
@@ -558,6 +574,17 @@ func (c *Client) aggregate(ctx context.Context, out io.Writer, sum *Summary, pat
 	}
 	sum.Aggregated = true
 	return nil
+}
+
+// detach returns v (an object parsed shallow, see Client.parse) in bytes of
+// its own, parsed shallow again: what v holds no longer keeps the answer it
+// came from in memory.
+func detach(v framework.Value) (framework.Value, error) {
+	b, err := compact(v)
+	if err != nil {
+		return framework.Value{}, err
+	}
+	return pyjson.ParseLazyView(b, pyjson.Limits{})
 }
 
 // strip removes the heavy keys of a result and keeps a truthy

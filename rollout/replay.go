@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/pyjson"
 	"github.com/gymkit/gymkit/mcpexpose"
 )
 
@@ -171,7 +172,10 @@ type rolloutOutcome struct {
 
 // run replays one materialized row: seed, the calls through the door,
 // verify; observe (when not nil) receives each step's Exchange.
-func (c *Client) run(ctx context.Context, pos int, row framework.Value, observe func(Exchange)) rolloutOutcome {
+//
+// With checkOnly, the verify answer is checked (a JSON object within the
+// bounds) but not parsed: the outcome has no verified value.
+func (c *Client) run(ctx context.Context, pos int, row framework.Value, observe func(Exchange), checkOnly bool) rolloutOutcome {
 	if observe == nil {
 		observe = func(Exchange) {}
 	}
@@ -196,7 +200,11 @@ func (c *Client) run(ctx context.Context, pos int, row framework.Value, observe 
 	if ex.Status/100 != 2 {
 		return outcome(&failure{Class: FailureSeed, Msg: httpError(ex.Status, "/seed_session", ex.Body)})
 	}
-	seed, err := framework.ParseJSON(ex.Body)
+	seed, err := c.parse(ex.Route, ex.Body, true)
+	var tooLarge *AnswerTooLargeError
+	if errors.As(err, &tooLarge) {
+		return outcome(&failure{Class: FailureTooLarge, Msg: err.Error()})
+	}
 	if err != nil || seed.Kind != framework.KindObject {
 		return outcome(&failure{Class: FailureSeed, Msg: "the answer of POST /seed_session is not a JSON object: " + clip(ex.Body)})
 	}
@@ -268,7 +276,18 @@ func (c *Client) run(ctx context.Context, pos int, row framework.Value, observe 
 	if ex.Status/100 != 2 {
 		return rolloutOutcome{failed: &failure{Class: FailureVerify, Msg: httpError(ex.Status, "/verify", ex.Body)}, body: body}
 	}
-	v, err := framework.ParseJSON(ex.Body)
+	// The answer's top level only: its members are read and written out
+	// again (the results line), never walked; the nested values stay views
+	// of ex.Body (see Client.Rollout for a whole tree).
+	var v framework.Value
+	if checkOnly {
+		v.Kind, err = c.check(ex.Route, ex.Body)
+	} else {
+		v, err = c.parse(ex.Route, ex.Body, true)
+	}
+	if errors.As(err, &tooLarge) {
+		return rolloutOutcome{failed: &failure{Class: FailureTooLarge, Msg: err.Error()}, body: body}
+	}
 	if err != nil || v.Kind != framework.KindObject {
 		return rolloutOutcome{failed: &failure{Class: FailureVerify, Msg: "the answer of POST /verify is not a JSON object: " + clip(ex.Body)}, body: body}
 	}
@@ -420,6 +439,7 @@ type mcpDoor struct {
 
 func (c *Client) mcpDoor(ctx context.Context, seed framework.Value) (*mcpDoor, *failure) {
 	meta, ok := seed.Get(mcpexpose.SeedKey)
+	meta = pyjson.Materialize(meta) // seed is parsed shallow
 	if !ok || meta.Kind != framework.KindObject {
 		return nil, &failure{Class: FailureSeed, Msg: `the answer of POST /seed_session has no "mcp" key: is expose_tools_over_mcp on for this instance?`, noMCP: !ok}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // The collector's bookkeeping keys (NeMo's global_config names).
@@ -185,6 +186,7 @@ type agentCount struct {
 // none or it is not a string).
 func agentName(row framework.Value) string {
 	ref, _ := row.Get(keyAgentRef)
+	ref = pyjson.Materialize(ref) // a result kept for aggregation is shallow (detach)
 	name, ok := ref.Get("name")
 	if !ok || name.Kind != framework.KindString {
 		return ""

@@ -21,6 +21,7 @@ vet:
 unit:
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^(TestBodyMemoryBounded|TestExtraMemory)$$' ./tests/breaktest
+	$(GO) test -count=1 -run '^TestClientAnswerMemory$$' ./cli
 
 # Replays NeMo Gym's recorded Python answers (../shared/data/nemo-gym-peer) against
 # gymkit and prints every difference with a readable body diff; PEER=<file

@@ -89,7 +89,9 @@ Flags:
       --request-timeout D   the longest one request may take, to the last byte of its
                             answer (default 10m, as gymkit rollout)
       --max-answer-bytes N  the largest answer body, in bytes or with a KiB, MiB or GiB
-                            suffix (default 64MiB, as gymkit rollout)
+                            suffix (default 64MiB, at most 1GiB, as gymkit rollout)
+      --max-answer-values N the most JSON values of an answer parsed, compared as
+                            JSON (default 4000000, as gymkit rollout)
       --log-format FORMAT   the in-process instance's logs on stderr: text or json
       --log-level LEVEL     debug, info, warn or error (default error)
   -h, --help                show this help
@@ -101,8 +103,9 @@ Example:
 
 Exit status: 0 when every step's answers are equal or their differences allowed; 1 when
 a difference is not allowed, a step got no complete answer on a side, a server cannot
-be reached, the instance fails to build, or the report cannot be written; 2 for a
-usage, configuration, input or allow-list error (nothing was run).
+be reached, the instance fails to build, or the report cannot be written at the end;
+2 for a usage, configuration, input or allow-list error, or a --report file that
+cannot be opened or is the --input or --allow file (nothing was run).
 `
 
 // compareArgs are gymkit compare's parsed arguments.
@@ -119,13 +122,13 @@ type compareArgs struct {
 	limit       int
 	agentName   string
 	port        int
-	bounds      // --request-timeout, --max-answer-bytes
+	bounds      // --request-timeout, --max-answer-bytes, --max-answer-values
 }
 
 func knownCompareFlag(name string) bool {
 	switch name {
 	case "reference", "c", "config", "url", "i", "input", "door", "allow", "report", "instance", "limit",
-		"agent-name", "port", "request-timeout", "max-answer-bytes", "log-format", "log-level":
+		"agent-name", "port", "request-timeout", "max-answer-bytes", "max-answer-values", "log-format", "log-level":
 		return true
 	}
 	return false
@@ -256,6 +259,18 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			return fail(exitUsage, "allow-list: %v", err)
 		}
 	}
+	var report *reportFile
+	if a.report != "" {
+		for _, other := range []struct{ flag, path string }{{"--input", a.input}, {"--allow", a.allow}} {
+			if other.path != "" && sameFile(a.report, other.path) {
+				return fail(exitUsage, "--report %s is the %s file: the report would overwrite it", a.report, other.flag)
+			}
+		}
+		if report, err = openReport(a.report); err != nil {
+			return fail(exitUsage, "--report: %v", err)
+		}
+		defer report.discard()
+	}
 
 	eopts := rl.EmbedOptions{Files: a.files, Overrides: a.overrides, Instance: a.instance, Logger: logger, Port: a.port}
 	base, instance := a.url, ""
@@ -284,7 +299,7 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	rep, err := compare.Run(ctx, compare.Options{
 		Input: a.input, Limit: a.limit, Door: a.door, Reference: a.reference, Gymkit: base, Instance: instance,
 		AgentName: a.agentName, Allow: allow, AllowFile: a.allow,
-		RequestTimeout: a.requestTimeout, MaxAnswerBytes: a.maxAnswerBytes, Out: stdout,
+		RequestTimeout: a.requestTimeout, MaxAnswerBytes: a.maxAnswerBytes, MaxAnswerValues: a.maxAnswerValues, Out: stdout,
 	})
 	if err != nil {
 		var inputErr *rl.InputError
@@ -294,8 +309,8 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return fail(exitError, "%v", err)
 	}
 	code := exitOK
-	if a.report != "" {
-		if err := writeReport(a.report, rep); err != nil {
+	if report != nil {
+		if err := report.write(rep); err != nil {
 			code = fail(exitError, "writing the report: %v", err)
 		} else {
 			fmt.Fprintf(stdout, "gymkit compare: report written to %s\n", a.report)
@@ -315,18 +330,63 @@ func runCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	return code
 }
 
-// writeReport writes the JSON report to path, creating its folder.
-func writeReport(path string, rep *compare.Report) error {
+// reportFile is the --report file, opened before anything runs so that one
+// that cannot be written is refused at once.
+type reportFile struct {
+	f       *os.File
+	created bool // the file did not exist: removed again when no report is written
+	written bool
+}
+
+// openReport opens path for writing (creating its folder and the file, not
+// truncating it yet).
+func openReport(path string) (*reportFile, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return nil, err
 	}
-	f, err := os.Create(path)
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
+		return nil, err
+	}
+	return &reportFile{f: f, created: errors.Is(statErr, fs.ErrNotExist)}, nil
+}
+
+// write replaces the file's content with the JSON report and closes it.
+func (r *reportFile) write(rep *compare.Report) error {
+	r.written = true
+	if err := r.f.Truncate(0); err != nil {
+		r.f.Close()
 		return err
 	}
-	if err := rep.WriteJSON(f); err != nil {
-		f.Close()
+	if err := rep.WriteJSON(r.f); err != nil {
+		r.f.Close()
 		return err
 	}
-	return f.Close()
+	return r.f.Close()
+}
+
+// discard closes a report file that was not written, and removes it when
+// openReport created it.
+func (r *reportFile) discard() {
+	if r.written {
+		return
+	}
+	r.f.Close()
+	if r.created {
+		os.Remove(r.f.Name())
+	}
+}
+
+// sameFile reports whether two paths name the same file (an existing one,
+// or the same absolute path).
+func sameFile(a, b string) bool {
+	x, errA := os.Stat(a)
+	y, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(x, y)
+	}
+	ax, _ := filepath.Abs(a)
+	bx, _ := filepath.Abs(b)
+	return ax == bx
 }

@@ -238,6 +238,10 @@ func runCheckNemo(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	for _, p := range unresolved {
 		top, _, _ := strings.Cut(p.Key, ".")
+		if p.ExceedsBound() {
+			loadProblems = append(loadProblems, p) // unresolvable anywhere: a finding
+			continue
+		}
 		if _, ok := tree[top]; !ok && !gymkit[top] && !slices.Contains(gymkitSettings, top) {
 			c.notes = append(c.notes, fmt.Sprintf("%s is not checked, its values cannot be resolved here: %v", top, p))
 		}
@@ -557,7 +561,7 @@ func (c *nemoCheck) configFindings(gymkit map[string]bool, problems config.Probl
 	seen := map[string]bool{}
 	for _, p := range problems {
 		top, _, _ := strings.Cut(p.Key, ".")
-		if !gymkit[top] && !slices.Contains(gymkitSettings, top) || seen[p.Error()] {
+		if !gymkit[top] && !slices.Contains(gymkitSettings, top) && !p.ExceedsBound() || seen[p.Error()] {
 			continue
 		}
 		seen[p.Error()] = true

@@ -58,7 +58,8 @@ Doors:
 
 A tool's error answer is an output. A rollout fails only when the seed or verify
 answer is not a 2xx JSON object or a request cannot be made or gets no complete answer
-within --request-timeout and --max-answer-bytes; it is then written to the failures
+within --request-timeout, --max-answer-bytes and --max-answer-values; it is then
+written to the failures
 file with its class (seed_failed, verify_failed, transport, timeout,
 answer_too_large), listed on stderr with its task and rollout index, and the run
 goes on.
@@ -85,7 +86,8 @@ Flags:
       --url URL             the base URL of a running instance (http://127.0.0.1:8000)
       --concurrency N       rollouts at once (default 8)
       --limit N             use only the first N rows (default: all)
-      --num-repeats N       rollouts per row, task-major: abc -> aabbcc (default 1)
+      --num-repeats N       rollouts per row, task-major: abc -> aabbcc (default 1);
+                            rows × N is at most 1000000 rollouts
       --port N              the port of the instance started in process (default: a
                             free one in port_range_low..port_range_high, 10001-20000)
       --agent-name NAME     agent_ref name of rows without one (default
@@ -100,8 +102,12 @@ Flags:
       --max-answer-bytes N  the largest answer body of one request, in bytes, or with
                             a KiB, MiB or GiB suffix (default 64MiB: four times the
                             16 MiB verify body an instance accepts by default, which
-                            its answer echoes); the rollout then fails with the class
-                            answer_too_large
+                            its answer echoes), at most 1GiB; the rollout then fails
+                            with the class answer_too_large
+      --max-answer-values N the most JSON values of an answer the client parses (the
+                            seed, the verify; default 4000000: twice the 2,000,000 of
+                            an instance's max_json_elements, which a verify answer
+                            echoes); also answer_too_large beyond
       --log-format FORMAT   the in-process instance's logs on stderr: text or json
       --log-level LEVEL     debug, info, warn or error (default error)
   -h, --help                show this help
@@ -135,21 +141,28 @@ type rolloutArgs struct {
 	numRepeats  int
 	agentName   string
 	port        int // --port: the embedded instance's loopback port; 0: one in port_range_*
-	bounds          // --request-timeout, --max-answer-bytes
+	bounds          // --request-timeout, --max-answer-bytes, --max-answer-values
 }
 
 // bounds are the client's per-request bounds (--request-timeout,
-// --max-answer-bytes), shared by rollout and compare; zero means the
-// default.
+// --max-answer-bytes, --max-answer-values), shared by rollout and compare;
+// zero means the default.
 type bounds struct {
-	requestTimeout time.Duration
-	maxAnswerBytes int64
+	requestTimeout  time.Duration
+	maxAnswerBytes  int64
+	maxAnswerValues int
 }
 
-// set applies --request-timeout or --max-answer-bytes and reports whether
-// name was one of them.
+// set applies --request-timeout, --max-answer-bytes or --max-answer-values
+// and reports whether name was one of them.
 func (b *bounds) set(flag, name, value string) (bool, error) {
 	switch name {
+	case "max-answer-values":
+		n, err := strconv.Atoi(value)
+		if err != nil || n <= 0 {
+			return true, fmt.Errorf("flag %s: %q is not a positive number of JSON values", flag, value)
+		}
+		b.maxAnswerValues = n
 	case "request-timeout":
 		d, err := time.ParseDuration(value)
 		if err != nil || d <= 0 {
@@ -160,6 +173,9 @@ func (b *bounds) set(flag, name, value string) (bool, error) {
 		n, err := parseBytes(value)
 		if err != nil {
 			return true, fmt.Errorf("flag %s: %v", flag, err)
+		}
+		if n > rl.MaxAnswerBytesLimit {
+			return true, fmt.Errorf("flag %s: %q is more than %dGiB, the largest answer bound (an answer is held in memory, parsed)", flag, value, rl.MaxAnswerBytesLimit>>30)
 		}
 		b.maxAnswerBytes = n
 	default:
@@ -236,6 +252,9 @@ func parseRolloutArgs(args []string) (rolloutArgs, error) {
 				a.limit, err = positive(true)
 			case "num-repeats":
 				a.numRepeats, err = positive(false)
+				if err == nil && a.numRepeats > rl.MaxRollouts {
+					return fmt.Errorf("flag %s: %d repeats of one row are more than the %d rollouts a run makes", flag, a.numRepeats, rl.MaxRollouts)
+				}
 			case "agent-name":
 				a.agentName = value
 			case "port":
@@ -292,7 +311,7 @@ var collectorOptions = map[string]string{
 func knownRolloutFlag(name string) bool {
 	switch name {
 	case "c", "config", "i", "input", "o", "output", "door", "instance", "url", "concurrency", "limit",
-		"num-repeats", "agent-name", "log-format", "log-level", "port", "request-timeout", "max-answer-bytes":
+		"num-repeats", "agent-name", "log-format", "log-level", "port", "request-timeout", "max-answer-bytes", "max-answer-values":
 		return true
 	}
 	return false
@@ -336,7 +355,7 @@ func runRollout(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		return fail(exitUsage, "%v", &rl.InputError{Path: a.input, Msg: msg})
 	}
-	if err := rl.CheckInput(a.input, a.limit); err != nil {
+	if err := rl.CheckRollouts(a.input, a.limit, a.numRepeats); err != nil {
 		return fail(exitUsage, "%v", err)
 	}
 	eopts := rl.EmbedOptions{Files: a.files, Overrides: a.overrides, Instance: a.instance, Logger: logger, Port: a.port}
@@ -371,11 +390,12 @@ func runRollout(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		Input: a.input, Output: a.output, URL: base, Door: a.door, Instance: instance, AgentName: a.agentName,
 		Concurrency: a.concurrency, Limit: a.limit, NumRepeats: a.numRepeats,
 		Stdout: stdout, Warn: stderr, Progress: progress,
-		RequestTimeout: a.requestTimeout, MaxAnswerBytes: a.maxAnswerBytes,
+		RequestTimeout: a.requestTimeout, MaxAnswerBytes: a.maxAnswerBytes, MaxAnswerValues: a.maxAnswerValues,
 	})
 	var inputErr *rl.InputError
-	if errors.As(err, &inputErr) {
-		return fail(exitUsage, "%v", err)
+	var noMCP *rl.NoMCPError
+	if errors.As(err, &inputErr) || errors.As(err, &noMCP) {
+		return fail(exitUsage, "%v", err) // the wrong door: one error, as with --config
 	}
 	if sum == nil {
 		return fail(exitError, "%v", err)

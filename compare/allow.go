@@ -73,9 +73,9 @@ type AllowList struct {
 //	  reason: the reference sets a shorter max-age
 //
 // An empty file (or one of only comments) allows nothing. The error names
-// the file and line of every problem at once (an unknown key, a missing
-// route or reason, both or neither of path and header, a path that does
-// not parse, an unknown header).
+// the file and line of every problem at once (an unknown key, a key given
+// twice in a rule, a missing route or reason, both or neither of path and
+// header, a path that does not parse, an unknown header).
 func LoadAllowList(path string) (*AllowList, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -111,8 +111,16 @@ func ParseAllowList(name string, content []byte) (*AllowList, error) {
 		}
 		r := &Rule{File: name, Line: n.Line}
 		lines := map[string]int{} // the line of each key's value
+		keyLines := map[string]int{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
+			if first, dup := keyLines[k.Value]; dup {
+				// YAML leaves a repeated key to the reader; a rule that says
+				// path twice would allow what one of them says without a word.
+				bad(k.Line, "%s is given twice in this rule (first at line %d): a rule has one route, one path or header, one reason", k.Value, first)
+				continue
+			}
+			keyLines[k.Value] = k.Line
 			lines[k.Value] = v.Line
 			var dst *string
 			switch k.Value {

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/pyjson"
 	"github.com/gymkit/gymkit/mcpexpose"
 	"github.com/gymkit/gymkit/rollout"
 )
@@ -79,7 +81,8 @@ const (
 )
 
 // maxDifferences bounds the differences kept per step (the others are
-// counted in Step.MoreDifferences, and decide the outcome all the same).
+// judged and counted in Step.MoreDifferences as they are found, and decide
+// the outcome all the same).
 const maxDifferences = 100
 
 // Options configure [Run].
@@ -108,11 +111,14 @@ type Options struct {
 	Allow *AllowList
 	// AllowFile is the allow-list's path, as the report names it.
 	AllowFile string
-	// RequestTimeout and MaxAnswerBytes bound every request of both sides
-	// as in rollout.ClientOptions (0: rollout.DefaultRequestTimeout,
-	// rollout.DefaultMaxAnswerBytes).
-	RequestTimeout time.Duration
-	MaxAnswerBytes int64
+	// RequestTimeout, MaxAnswerBytes and MaxAnswerValues bound every
+	// request of both sides as in rollout.ClientOptions (0:
+	// rollout.DefaultRequestTimeout, rollout.DefaultMaxAnswerBytes,
+	// rollout.DefaultMaxAnswerValues); MaxAnswerValues also bounds each body
+	// compared as JSON (beyond it, the bodies are compared as bytes).
+	RequestTimeout  time.Duration
+	MaxAnswerBytes  int64
+	MaxAnswerValues int
 	// HTTPClient makes every request of both sides; nil means a pooled
 	// client. Run closes its idle connections when it returns.
 	HTTPClient *http.Client
@@ -306,7 +312,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	now := func() time.Time { return start }
 	client := func(url string) (*rollout.Client, error) {
 		return rollout.NewClient(rollout.ClientOptions{URL: url, Door: opts.Door, Instance: opts.Instance, HTTPClient: hc,
-			RequestTimeout: opts.RequestTimeout, MaxAnswerBytes: opts.MaxAnswerBytes, Now: now})
+			RequestTimeout: opts.RequestTimeout, MaxAnswerBytes: opts.MaxAnswerBytes, MaxAnswerValues: opts.MaxAnswerValues, Now: now})
 	}
 	ref, err := client(opts.Reference)
 	if err != nil {
@@ -340,13 +346,17 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			break
 		}
 		var refEx, gymEx []rollout.Exchange
-		_, refErr := ref.Rollout(ctx, pos, row.Value, func(e rollout.Exchange) { refEx = append(refEx, e) })
-		_, gymErr := gym.Rollout(ctx, pos, row.Value, func(e rollout.Exchange) { gymEx = append(gymEx, e) })
+		refErr := ref.Replay(ctx, pos, row.Value, func(e rollout.Exchange) { refEx = append(refEx, e) })
+		gymErr := gym.Replay(ctx, pos, row.Value, func(e rollout.Exchange) { gymEx = append(gymEx, e) })
 		if ctx.Err() != nil {
 			rep.Summary.NotRun = len(rows) - pos
 			break
 		}
-		ro := compareRollout(row, refEx, gymEx, opts.Allow, used)
+		values := opts.MaxAnswerValues
+		if values == 0 {
+			values = rollout.DefaultMaxAnswerValues
+		}
+		ro := compareRollout(row, refEx, gymEx, opts.Allow, used, values)
 		ro.ReferenceResult, ro.GymkitResult = result(refErr), result(gymErr)
 		rep.add(ro)
 		writeRollout(out, ro)
@@ -390,8 +400,9 @@ func (r *Report) add(ro Rollout) {
 	}
 }
 
-// compareRollout compares the two sides' steps in order.
-func compareRollout(row rollout.Row, ref, got []rollout.Exchange, allow *AllowList, used map[*Rule]bool) Rollout {
+// compareRollout compares the two sides' steps in order; values bounds
+// each body compared as JSON.
+func compareRollout(row rollout.Row, ref, got []rollout.Exchange, allow *AllowList, used map[*Rule]bool, values int) Rollout {
 	ti, _ := row.Value.Get("_ng_task_index")
 	ri, _ := row.Value.Get("_ng_rollout_index")
 	ro := Rollout{Line: row.Line, TaskIndex: rawJSON(ti), RolloutIndex: rawJSON(ri), Outcome: OutcomeEqual, Steps: []Step{}}
@@ -404,12 +415,7 @@ func compareRollout(row rollout.Row, ref, got []rollout.Exchange, allow *AllowLi
 		if i < len(got) {
 			g = &got[i]
 		}
-		st := compareStep(i+1, r, g, refMask, gotMask)
-		routes := []string{st.Route}
-		if r != nil && g != nil && g.Route != r.Route {
-			routes = append(routes, g.Route)
-		}
-		judge(&st, routes, allow, used)
+		st := compareStep(i+1, r, g, refMask, gotMask, allow, used, values)
 		ro.Steps = append(ro.Steps, st)
 		if worse(st.Outcome, ro.Outcome) {
 			ro.Outcome = st.Outcome
@@ -424,67 +430,117 @@ func worse(a, b string) bool {
 	return rank[a] > rank[b]
 }
 
-// judge applies the allow-list to a step's differences and sets its
-// outcome; it keeps at most maxDifferences of them.
-func judge(st *Step, routes []string, allow *AllowList, used map[*Rule]bool) {
-	st.Outcome = OutcomeEqual
-	for i := range st.Differences {
-		d := &st.Differences[i]
-		if r := allow.allows(routes, d); r != nil {
-			used[r] = true
-			d.Allowed = &Allowed{Rule: r.Where(), Reason: r.Reason}
-			st.allowed++
-			if st.Outcome == OutcomeEqual {
-				st.Outcome = OutcomeAllowed
-			}
-			continue
-		}
-		st.notAllowed++
-		st.Outcome = OutcomeDifferent
-	}
-	if len(st.Differences) > maxDifferences {
-		st.MoreDifferences = len(st.Differences) - maxDifferences
-		st.Differences = st.Differences[:maxDifferences]
+// sink receives a step's differences as they are found: it judges each
+// against the allow-list at once, counts it, and keeps the first
+// maxDifferences, so that two bodies differing at millions of places cost
+// no more memory than that.
+type sink struct {
+	st     *Step
+	routes []string // the step's routes: the reference's, and gymkit's when it differs
+	allow  *AllowList
+	used   map[*Rule]bool
+	found  int // differences found
+}
+
+func (s *sink) add(d Difference) {
+	if s.judge(&d) {
+		s.st.Differences = append(s.st.Differences, d)
 	}
 }
 
-// compareStep compares one step; either side may be missing.
-func compareStep(n int, ref, got *rollout.Exchange, refMask, gotMask *masker) Step {
-	var st Step
+// body sends a body difference of kind at path; ref and got give the two
+// sides' texts (nil: absent) and are called, and path copied, only for a
+// difference that is kept, so that the differences left out cost nothing
+// but their judgement.
+func (s *sink) body(kind string, path []segment, ref, got func() *string) {
+	d := Difference{Field: FieldBody, Kind: kind, segs: path}
+	if !s.judge(&d) {
+		return
+	}
+	d.segs = append([]segment{}, path...)
+	d.Path = renderPath(d.segs)
+	if ref != nil {
+		d.Reference = ref()
+	}
+	if got != nil {
+		d.Gymkit = got()
+	}
+	s.st.Differences = append(s.st.Differences, d)
+}
+
+// judge counts d as allowed (setting d.Allowed) or not and reports whether
+// it is kept: among the first maxDifferences, else counted in
+// MoreDifferences.
+func (s *sink) judge(d *Difference) bool {
+	s.found++
+	if r := s.allow.allows(s.routes, d); r != nil {
+		s.used[r] = true
+		d.Allowed = &Allowed{Rule: r.Where(), Reason: r.Reason}
+		s.st.allowed++
+	} else {
+		s.st.notAllowed++
+	}
+	if len(s.st.Differences) < maxDifferences {
+		return true
+	}
+	s.st.MoreDifferences++
+	return false
+}
+
+// outcome sets the step's outcome from its judged differences.
+func (s *sink) outcome() {
+	switch {
+	case s.st.notAllowed > 0:
+		s.st.Outcome = OutcomeDifferent
+	case s.st.allowed > 0:
+		s.st.Outcome = OutcomeAllowed
+	default:
+		s.st.Outcome = OutcomeEqual
+	}
+}
+
+// compareStep compares one step, either side of which may be missing, and
+// judges its differences against allow; values bounds each body compared
+// as JSON.
+func compareStep(n int, ref, got *rollout.Exchange, refMask, gotMask *masker, allow *AllowList, used map[*Rule]bool, values int) (st Step) {
+	st = Step{N: n, Differences: []Difference{}}
+	out := &sink{st: &st, allow: allow, used: used}
+	defer out.outcome() // on the result: st is named
 	switch {
 	case ref == nil:
-		st = Step{N: n, Step: got.Step, Route: got.Route}
-		st.Differences = []Difference{{Field: FieldStep, Gymkit: strp(got.Route),
-			Note: "the reference's rollout stopped before this step"}}
+		st.Step, st.Route = got.Step, got.Route
+		out.routes = []string{got.Route}
+		out.add(Difference{Field: FieldStep, Gymkit: strp(got.Route), Note: "the reference's rollout stopped before this step"})
 		return st
 	case got == nil:
-		st = Step{N: n, Step: ref.Step, Route: ref.Route}
-		st.Differences = []Difference{{Field: FieldStep, Reference: strp(ref.Route),
-			Note: "gymkit's rollout stopped before this step"}}
+		st.Step, st.Route = ref.Step, ref.Route
+		out.routes = []string{ref.Route}
+		out.add(Difference{Field: FieldStep, Reference: strp(ref.Route), Note: "gymkit's rollout stopped before this step"})
 		return st
 	}
-	st = Step{N: n, Step: ref.Step, Route: ref.Route, Differences: []Difference{}}
-	ds := &st.Differences
+	st.Step, st.Route = ref.Step, ref.Route
+	out.routes = []string{ref.Route}
 	if ref.Route != got.Route {
-		*ds = append(*ds, Difference{Field: FieldRoute, Reference: strp(ref.Route), Gymkit: strp(got.Route)})
+		out.routes = append(out.routes, got.Route)
+		out.add(Difference{Field: FieldRoute, Reference: strp(ref.Route), Gymkit: strp(got.Route)})
 	}
-	st.RequestsDiffer = refMask.apply(string(ref.Request)) != gotMask.apply(string(got.Request))
+	st.RequestsDiffer = !bytes.Equal(refMask.apply(ref.Request), gotMask.apply(got.Request))
 	if ref.Err != nil || got.Err != nil {
-		*ds = append(*ds, Difference{Field: FieldError, Reference: strp(outcomeText(ref)), Gymkit: strp(outcomeText(got))})
+		out.add(Difference{Field: FieldError, Reference: strp(outcomeText(ref)), Gymkit: strp(outcomeText(got))})
 		return st
 	}
 	if ref.Status != got.Status {
-		*ds = append(*ds, Difference{Field: FieldStatus, Reference: strp(fmt.Sprint(ref.Status)), Gymkit: strp(fmt.Sprint(got.Status))})
+		out.add(Difference{Field: FieldStatus, Reference: strp(fmt.Sprint(ref.Status)), Gymkit: strp(fmt.Sprint(got.Status))})
 	}
 	rct, gct := headerValue(ref.Header, "Content-Type"), headerValue(got.Header, "Content-Type")
 	if !equalPtr(rct, gct) {
-		*ds = append(*ds, Difference{Field: FieldContentType, Reference: rct, Gymkit: gct})
+		out.add(Difference{Field: FieldContentType, Reference: rct, Gymkit: gct})
 	}
 	rc, gc := setCookies(ref.Header), setCookies(got.Header)
 	if !equalPtr(rc, gc) {
-		*ds = append(*ds, Difference{Field: FieldSetCookie, Reference: rc, Gymkit: gc})
+		out.add(Difference{Field: FieldSetCookie, Reference: rc, Gymkit: gc})
 	}
-	diffBodies([]byte(refMask.apply(string(ref.Body))), []byte(gotMask.apply(string(got.Body))), ds)
+	diffBodies(refMask.apply(ref.Body), gotMask.apply(got.Body), pyjson.Limits{MaxDepth: pyjson.MaxDepth, MaxElements: values}, out)
 	return st
 }
 
@@ -602,13 +658,15 @@ func masksOf(exs []rollout.Exchange) *masker {
 	return m
 }
 
-func (m *masker) apply(s string) string {
+// apply returns b with the side's values masked: b itself when none is in
+// it (no copy).
+func (m *masker) apply(b []byte) []byte {
 	for _, v := range m.values {
-		if strings.Contains(s, v) {
-			s = strings.ReplaceAll(s, v, m.names[v])
+		if bytes.Contains(b, []byte(v)) {
+			b = bytes.ReplaceAll(b, []byte(v), []byte(m.names[v]))
 		}
 	}
-	return s
+	return b
 }
 
 // sessionID reads the session id a session cookie's value carries, without

@@ -7,11 +7,13 @@ import (
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // segment is one step of a JSON path.
@@ -181,30 +183,39 @@ func clip(s string) string {
 // strp is a pointer to s.
 func strp(s string) *string { return &s }
 
-// diffBodies compares two answer bodies: bytes, then, when both are JSON,
-// the values with Python's number forms (1 vs 1.0), key order and
-// missing keys; the differences are appended to out.
-func diffBodies(ref, got []byte, out *[]Difference) {
+// diffBodies compares two answer bodies: bytes, then, when both are JSON
+// within lim, the values with Python's number forms (1 vs 1.0), key order
+// and missing keys; the differences go to out.
+func diffBodies(ref, got []byte, lim pyjson.Limits, out *sink) {
 	if bytes.Equal(ref, got) {
 		return
 	}
-	rv, rerr := framework.ParseJSON(ref)
-	gv, gerr := framework.ParseJSON(got)
+	rv, rerr := pyjson.ParseLimited(ref, lim)
+	var gv framework.Value
+	gerr := rerr
+	if rerr == nil {
+		gv, gerr = pyjson.ParseLimited(got, lim)
+	}
+	at := firstDifference(ref, got)
 	if rerr == nil && gerr == nil {
-		n := len(*out)
-		diffValues(nil, rv, gv, out)
-		if len(*out) > n {
+		n := out.found
+		diffValues(nil, rv, gv, lim, out)
+		if out.found > n {
 			return
 		}
-		at := firstDifference(ref, got)
-		*out = append(*out, Difference{Field: FieldBody, Path: "$", Kind: KindBytes,
+		out.add(Difference{Field: FieldBody, Path: "$", Kind: KindBytes,
 			Note:      fmt.Sprintf("the same JSON, other bytes (whitespace, escapes or a repeated key) from byte %d", at),
 			Reference: strp(around(ref, at)), Gymkit: strp(around(got, at)), segs: []segment{}})
 		return
 	}
-	at := firstDifference(ref, got)
-	*out = append(*out, Difference{Field: FieldBody, Path: "$", Kind: KindBytes,
-		Note:      fmt.Sprintf("not both JSON; they differ from byte %d", at),
+	note := fmt.Sprintf("not both JSON; they differ from byte %d", at)
+	for _, err := range []error{rerr, gerr} {
+		if errors.Is(err, pyjson.ErrTooManyElements) || errors.Is(err, pyjson.ErrTooDeep) {
+			note = fmt.Sprintf("too large to compare as JSON (more than %d values or %d levels, --max-answer-values); they differ from byte %d",
+				lim.MaxElements, pyjson.MaxDepth, at)
+		}
+	}
+	out.add(Difference{Field: FieldBody, Path: "$", Kind: KindBytes, Note: note,
 		Reference: strp(around(ref, at)), Gymkit: strp(around(got, at)), segs: []segment{}})
 }
 
@@ -230,21 +241,19 @@ func around(b []byte, at int) string {
 	return clip(s)
 }
 
-// diffValues appends the differences between the values ref and got at
-// path.
-func diffValues(path []segment, ref, got framework.Value, out *[]Difference) {
-	add := func(kind string, r, g *string) {
-		segs := append([]segment(nil), path...)
-		*out = append(*out, Difference{Field: FieldBody, Path: renderPath(segs), Kind: kind, Reference: r, Gymkit: g, segs: segs})
-	}
+// diffValues sends out the differences between the values ref and got at
+// path; lim bounds the JSON held by strings, parsed to be compared.
+func diffValues(path []segment, ref, got framework.Value, lim pyjson.Limits, out *sink) {
+	shown := func(v framework.Value) func() *string { return func() *string { return strp(show(v)) } }
+	text := func(s string) func() *string { return func() *string { return strp(s) } }
 	if ref.Kind != got.Kind {
-		add(KindType, strp(show(ref)), strp(show(got)))
+		out.body(KindType, path, shown(ref), shown(got))
 		return
 	}
 	switch ref.Kind {
 	case framework.KindBool:
 		if ref.Bool != got.Bool {
-			add(KindValue, strp(show(ref)), strp(show(got)))
+			out.body(KindValue, path, shown(ref), shown(got))
 		}
 	case framework.KindNumber:
 		if ref.Str != got.Str {
@@ -252,61 +261,90 @@ func diffValues(path []segment, ref, got framework.Value, out *[]Difference) {
 			if sameNumber(ref, got) {
 				kind = KindNumberForm
 			}
-			add(kind, strp(ref.Str), strp(got.Str))
+			out.body(kind, path, text(ref.Str), text(got.Str))
 		}
 	case framework.KindString:
 		if ref.Str == got.Str {
 			return
 		}
-		rj, rerr := framework.ParseJSON([]byte(ref.Str))
-		gj, gerr := framework.ParseJSON([]byte(got.Str))
+		rj, rerr := pyjson.ParseLimited([]byte(ref.Str), lim)
+		var gj framework.Value
+		gerr := rerr
+		if rerr == nil {
+			gj, gerr = pyjson.ParseLimited([]byte(got.Str), lim)
+		}
 		if rerr == nil && gerr == nil && (rj.Kind == framework.KindObject || rj.Kind == framework.KindArray) &&
 			(gj.Kind == framework.KindObject || gj.Kind == framework.KindArray) {
-			n := len(*out)
-			diffValues(append(path, segment{kind: segJSON}), rj, gj, out)
-			if len(*out) > n {
+			n := out.found
+			diffValues(append(path, segment{kind: segJSON}), rj, gj, lim, out)
+			if out.found > n {
 				return
 			}
 		}
-		add(KindValue, strp(show(ref)), strp(show(got)))
+		out.body(KindValue, path, shown(ref), shown(got))
 	case framework.KindArray:
 		for i := range max(len(ref.Items), len(got.Items)) {
 			p := append(path, segment{kind: segIndex, index: i})
 			switch {
 			case i >= len(got.Items):
-				segs := append([]segment(nil), p...)
-				*out = append(*out, Difference{Field: FieldBody, Path: renderPath(segs), Kind: KindMissing, Reference: strp(show(ref.Items[i])), segs: segs})
+				out.body(KindMissing, p, shown(ref.Items[i]), nil)
 			case i >= len(ref.Items):
-				segs := append([]segment(nil), p...)
-				*out = append(*out, Difference{Field: FieldBody, Path: renderPath(segs), Kind: KindExtra, Gymkit: strp(show(got.Items[i])), segs: segs})
+				out.body(KindExtra, p, nil, shown(got.Items[i]))
 			default:
-				diffValues(p, ref.Items[i], got.Items[i], out)
+				diffValues(p, ref.Items[i], got.Items[i], lim, out)
 			}
 		}
 	case framework.KindObject:
+		// Keys looked up through an index: an object of n keys costs n,
+		// not n² (3M keys would never finish).
+		inGot, inRef := lookup(got, len(ref.Members)), lookup(ref, len(got.Members))
 		var refOrder, gotOrder []string
 		for _, m := range ref.Members {
 			p := append(path, segment{kind: segKey, key: m.Key})
-			g, ok := got.Get(m.Key)
+			j, ok := inGot(m.Key)
 			if !ok {
-				segs := append([]segment(nil), p...)
-				*out = append(*out, Difference{Field: FieldBody, Path: renderPath(segs), Kind: KindMissing, Reference: strp(show(m.Value)), segs: segs})
+				out.body(KindMissing, p, shown(m.Value), nil)
 				continue
 			}
 			refOrder = append(refOrder, m.Key)
-			diffValues(p, m.Value, g, out)
+			diffValues(p, m.Value, got.Members[j].Value, lim, out)
 		}
 		for _, m := range got.Members {
-			if _, ok := ref.Get(m.Key); !ok {
-				segs := append(append([]segment(nil), path...), segment{kind: segKey, key: m.Key})
-				*out = append(*out, Difference{Field: FieldBody, Path: renderPath(segs), Kind: KindExtra, Gymkit: strp(show(m.Value)), segs: segs})
+			if _, ok := inRef(m.Key); !ok {
+				out.body(KindExtra, append(path, segment{kind: segKey, key: m.Key}), nil, shown(m.Value))
 				continue
 			}
 			gotOrder = append(gotOrder, m.Key)
 		}
-		if strings.Join(refOrder, "\x00") != strings.Join(gotOrder, "\x00") {
-			add(KindKeyOrder, strp(keyList(refOrder)), strp(keyList(gotOrder)))
+		if !slices.Equal(refOrder, gotOrder) {
+			out.body(KindKeyOrder, path, func() *string { return strp(keyList(refOrder)) }, func() *string { return strp(keyList(gotOrder)) })
 		}
+	}
+}
+
+// lookup returns how to find a key's position among the members of the
+// object v (a parsed object's keys are unique), for n lookups: a scan for a
+// few, else through an index built once, so that comparing objects of n
+// keys costs n, not n², and a large object looked up a few times needs no
+// index.
+func lookup(v framework.Value, n int) func(key string) (int, bool) {
+	if n <= 8 || len(v.Members) <= 8 {
+		return func(key string) (int, bool) {
+			for i, m := range v.Members {
+				if m.Key == key {
+					return i, true
+				}
+			}
+			return 0, false
+		}
+	}
+	at := make(map[string]int, len(v.Members))
+	for i, m := range v.Members {
+		at[m.Key] = i
+	}
+	return func(key string) (int, bool) {
+		i, ok := at[key]
+		return i, ok
 	}
 }
 

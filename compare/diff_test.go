@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/pyjson"
 	"github.com/gymkit/gymkit/server/servertest"
 	"github.com/gymkit/gymkit/session"
 )
@@ -49,10 +50,10 @@ func TestDiffBodies(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var ds []Difference
-			diffBodies([]byte(tc.ref), []byte(tc.got), &ds)
+			var st Step
+			diffBodies([]byte(tc.ref), []byte(tc.got), pyjson.Limits{}, &sink{st: &st})
 			var got []string
-			for _, d := range ds {
+			for _, d := range st.Differences {
 				got = append(got, d.String())
 			}
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {

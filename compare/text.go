@@ -7,22 +7,26 @@ import (
 	"strings"
 )
 
-// writeRollout writes one rollout readably: one line, then each step that
-// is not equal with its differences.
+// writeRollout writes one rollout readably: one line ("3 steps equal", or
+// "3 steps: 1 different, 1 allowed, 1 equal"), then each step that is not
+// equal with its differences.
 func writeRollout(w io.Writer, ro Rollout) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "task %s rollout %s (line %d): ", ro.TaskIndex, ro.RolloutIndex, ro.Line)
-	notEqual := 0
+	count := map[string]int{}
 	for _, st := range ro.Steps {
-		if st.Outcome != OutcomeEqual {
-			notEqual++
-		}
+		count[st.Outcome]++
 	}
-	switch {
-	case notEqual == 0:
+	if count[OutcomeEqual] == len(ro.Steps) {
 		fmt.Fprintf(&b, "%s equal\n", plural(len(ro.Steps), "step"))
-	default:
-		fmt.Fprintf(&b, "%d of %s %s\n", notEqual, plural(len(ro.Steps), "step"), ro.Outcome)
+	} else {
+		var parts []string
+		for _, o := range []string{OutcomeDifferent, OutcomeAllowed, OutcomeEqual} {
+			if count[o] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", count[o], o))
+			}
+		}
+		fmt.Fprintf(&b, "%s: %s\n", plural(len(ro.Steps), "step"), strings.Join(parts, ", "))
 	}
 	if ro.ReferenceResult != ResultVerified || ro.GymkitResult != ResultVerified {
 		fmt.Fprintf(&b, "  reference: %s\n  gymkit:    %s\n", ro.ReferenceResult, ro.GymkitResult)

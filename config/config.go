@@ -237,7 +237,9 @@ func Load(opts LoadOptions) (*Config, error) {
 // flush moves the resolver's problems into ps.
 func (c *Config) flush(ps *Problems) {
 	for _, rp := range c.res.takeProblems() {
-		*ps = append(*ps, c.src.problem(rp.key, rp.msg, rp.suggestion))
+		p := c.src.problem(rp.key, rp.msg, rp.suggestion)
+		p.bound = rp.bound
+		*ps = append(*ps, p)
 	}
 }
 
@@ -316,6 +318,9 @@ func (c *Config) readSettings(ps *Problems) string {
 		}
 		return ip
 	case s.DefaultHost != "":
+		if msg, sug := hostProblem(s.DefaultHost); msg != "" {
+			*ps = append(*ps, c.src.problem("default_host", msg, sug))
+		}
 		return s.DefaultHost
 	}
 	return DefaultHost
@@ -431,6 +436,9 @@ func (c *Config) discover(tree map[string]any, defaultHost string, logger *slog.
 // addInstance validates the block of instance name (a mapping whose only server type key is
 // resources_servers) and adds the instance to c.instances.
 func (c *Config) addInstance(name string, block map[string]any, defaultHost string) Problems {
+	if p, bad := c.instanceNameProblem(name, block); bad {
+		return Problems{p}
+	}
 	var ps Problems
 	// A key beside resources_servers (e.g. an override
 	// <instance>.port=8000) would be ignored: say where it belongs.

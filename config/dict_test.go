@@ -197,7 +197,7 @@ func TestDictAvoidsTheOtherPorts(t *testing.T) {
 		"py:\n  resources_servers:\n    py_env: {port: 7000}\nagent:\n  responses_api_agents:\n    a: {port: 7001}\n"
 	for range 20 {
 		c := mustLoad(t, LoadOptions{Dict: []byte(dict), Instance: "w", WorkDir: t.TempDir(), LookupEnv: envMap(nil), Logger: quiet})
-		if err := c.AssignPorts(func(string, int) bool { return true }); err != nil {
+		if err := c.AssignPorts(func(string, int) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 		if inst, _ := c.Instance("w"); inst.Port != 7002 {

@@ -44,7 +44,8 @@
 // framework's keys null means the default. A field tagged required:"true" must be set, and a
 // relative [Path] value resolves against its server folder: the folder holding configs/ for a
 // value set in <folder>/configs/<name>.yaml, the working directory (LoadOptions.WorkDir) for one
-// set anywhere else (another file, env.yaml, the dict, the command line).
+// set anywhere else (another file, env.yaml even in a folder named configs, the dict, the
+// command line).
 //
 // # Merge order
 //

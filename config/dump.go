@@ -1,5 +1,7 @@
 package config
 
+import "slices"
+
 // Resolved returns the merged configuration tree (the files, env.yaml and the
 // overrides) with every ${...} interpolation resolved, as NeMo Gym's
 // ng_dump_config prints it: mappings are map[string]any, lists []any,
@@ -8,7 +10,9 @@ package config
 // absent keys stay absent. The result is a fresh tree the caller may change.
 //
 // The error is [Problems], one per key that cannot be resolved; the keys
-// that can are still returned. It is safe for concurrent use.
+// that can are still returned. Once an interpolation goes past one of its
+// bounds (see [Problem.ExceedsBound]), nothing more is resolved: that one
+// problem stands for every key left out. It is safe for concurrent use.
 func (c *Config) Resolved() (map[string]any, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -18,12 +22,18 @@ func (c *Config) Resolved() (map[string]any, error) {
 		v, _, err := c.res.lookup(keyPath{k})
 		c.flush(&ps)
 		if err != nil {
-			if len(ps) == 0 {
+			if len(ps) == 0 && !c.res.spent {
 				ps = append(ps, c.src.problem(k, "cannot be resolved: "+err.Error(), ""))
 			}
 			continue
 		}
 		out[k] = deepCopy(v)
+	}
+	if b := c.res.budget; b != nil && !slices.ContainsFunc(ps, Problem.ExceedsBound) {
+		// Reached before (by Load or Lookup): every key left out is left out for it.
+		p := c.src.problem(b.key, b.msg, b.suggestion)
+		p.bound = true
+		ps = append(ps, p)
 	}
 	return out, ps.err()
 }

@@ -274,6 +274,11 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 	if _, ok := data["max_body_bytes"]; ok && !bad["max_body_bytes"] && fw.MaxBodyBytes <= 0 {
 		ps = append(ps, c.src.problem(joinKey(bkey, "max_body_bytes"), fmt.Sprintf("must be a positive number of bytes, got %d", fw.MaxBodyBytes), ""))
 	}
+	if _, ok := data["host"]; ok && !bad["host"] {
+		if msg, sug := hostProblem(fw.Host); msg != "" {
+			ps = append(ps, c.src.problem(joinKey(bkey, "host"), msg, sug))
+		}
+	}
 	ps = append(ps, c.sessionProblems(bkey, data, &fw, bad)...)
 	ps = append(ps, c.timeoutProblems(bkey, data, &fw, bad)...)
 	ps = append(ps, c.limitProblems(bkey, data, &fw, bad)...)

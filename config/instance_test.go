@@ -170,7 +170,7 @@ uv_venv_dir: {resources_servers: {x: {}}}
 	seen := map[int]bool{}
 	for range 20 {
 		c := mustLoad(t, opts(dir, []string{"c.yaml"}))
-		if err := c.AssignPorts(func(string, int) bool { return true }); err != nil {
+		if err := c.AssignPorts(func(string, int) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 		inst, _ := c.Instance("w")

@@ -212,7 +212,33 @@ func (e *cycleError) Error() string { return "interpolation cycle: " + strings.J
 // resolveProblem is a problem found while resolving, located later through the sources.
 type resolveProblem struct {
 	key, msg, suggestion string
+	bound                bool // a bound of interpolation was reached (Problem.ExceedsBound)
 }
+
+// The bounds of interpolation over one configuration (docs/config.md, Interpolation). A
+// resolved value may share the values it references (${a} twice is one value held twice), so a
+// few lines that each reference the line above twice stand for a value of 2^n parts: these
+// bounds count what the references stand for, as anything that walks or prints the resolved
+// tree would, and refuse the key whose resolution goes past one of them.
+const (
+	// MaxInterpolationBytes bounds the text the interpolations of one configuration produce,
+	// all together: 16 MiB. The text of a string built from interpolations counts, as do the
+	// strings and keys inside a mapping or list that a reference copies, and the value of each
+	// ${oc.env:...}.
+	MaxInterpolationBytes = 16 << 20
+	// MaxInterpolationSteps bounds the work of the interpolations of one configuration, all
+	// together: 250,000 steps. Each ${...} evaluated is a step, and so is each value (a
+	// scalar, a mapping, a list, each item and member) a reference copies.
+	MaxInterpolationSteps = 250_000
+	// MaxInterpolationNesting bounds how deeply references nest: a value whose reference names
+	// a value whose reference names ..., 100 deep.
+	MaxInterpolationNesting = 100
+)
+
+// errBudget is the failure of a resolution that went past a bound of interpolation.
+type errBudget struct{ msg string }
+
+func (e *errBudget) Error() string { return e.msg }
 
 // resolver resolves values of one merged tree. It is not safe for concurrent use.
 type resolver struct {
@@ -223,6 +249,47 @@ type resolver struct {
 	active    map[string]int  // keys being resolved -> index in stack
 	stack     []string
 	problems  []resolveProblem
+
+	bytes, steps int             // spent so far of MaxInterpolationBytes and MaxInterpolationSteps
+	refs         int             // references being resolved, nested
+	spent        bool            // a bound was reached (and reported): nothing more is resolved
+	budget       *resolveProblem // the problem of the bound reached, once spent
+}
+
+// charge counts v, a value a reference or a resolver copies into the resolved tree, against
+// the bounds, and fails once one is passed. It walks v at most as far as the bounds still
+// allow, so all the charging of a resolver costs no more than the bounds.
+func (r *resolver) charge(v any) error {
+	r.steps++
+	switch x := v.(type) {
+	case string:
+		r.bytes += len(x)
+	case map[string]any:
+		for k, e := range x {
+			r.bytes += len(k)
+			if err := r.charge(e); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if err := r.charge(e); err != nil {
+				return err
+			}
+		}
+	}
+	return r.overBudget()
+}
+
+// overBudget is the failure once a bound is passed, else nil.
+func (r *resolver) overBudget() error {
+	switch {
+	case r.bytes > MaxInterpolationBytes:
+		return &errBudget{fmt.Sprintf("interpolation produces more than %d MiB of text in this configuration (its references copy what they name each time; see docs/config.md, Interpolation)", MaxInterpolationBytes>>20)}
+	case r.steps > MaxInterpolationSteps:
+		return &errBudget{fmt.Sprintf("interpolation takes more than %d steps in this configuration (each ${...} and each value a reference copies is one; see docs/config.md, Interpolation)", MaxInterpolationSteps)}
+	}
+	return nil
 }
 
 func newResolver(root map[string]any, lookupEnv func(string) (string, bool)) *resolver {
@@ -273,7 +340,7 @@ func (r *resolver) resolve(p keyPath, raw any) (any, error) {
 	if v, ok := r.done[key]; ok {
 		return v, nil
 	}
-	if r.failed[key] {
+	if r.failed[key] || r.spent {
 		return nil, errReported
 	}
 	if idx, ok := r.active[key]; ok {
@@ -300,6 +367,13 @@ func (r *resolver) resolve(p keyPath, raw any) (any, error) {
 	case errors.Is(err, errReported):
 	default:
 		var re *refError
+		var be *errBudget
+		if errors.As(err, &be) {
+			r.spent = true
+			r.budget = &resolveProblem{key: key, msg: be.msg, bound: true}
+			r.problems = append(r.problems, *r.budget)
+			break
+		}
 		if errors.As(err, &re) {
 			r.problems = append(r.problems, resolveProblem{key: key, msg: re.msg, suggestion: re.suggestion})
 		} else {
@@ -383,6 +457,13 @@ func (r *resolver) evalParts(p keyPath, parts []part) (any, error) {
 var knownResolvers = []string{"oc.env", "oc.decode"}
 
 func (r *resolver) evalInterp(p keyPath, in *interp) (any, error) {
+	if r.spent {
+		return nil, errReported
+	}
+	r.steps++
+	if err := r.overBudget(); err != nil {
+		return nil, err
+	}
 	if in.resolver == "" {
 		kv, err := r.evalParts(p, in.key)
 		if err != nil {
@@ -438,6 +519,9 @@ func (r *resolver) env(p keyPath, in *interp) (any, error) {
 		return nil, &refError{msg: fmt.Sprintf("%s: missing environment variable name", in.text)}
 	}
 	if v, ok := r.lookupEnv(name); ok {
+		if err := r.charge(v); err != nil {
+			return nil, err
+		}
 		return v, nil
 	}
 	if len(in.args) == 1 {
@@ -474,9 +558,18 @@ func (r *resolver) ref(p keyPath, key, text string) (any, error) {
 	}
 	v := raw
 	if !resolved {
-		if v, err = r.resolve(target, raw); err != nil {
+		if r.refs >= MaxInterpolationNesting {
+			return nil, &errBudget{fmt.Sprintf("%s: references nest more than %d deep (a value naming a value naming ...; see docs/config.md, Interpolation)", text, MaxInterpolationNesting)}
+		}
+		r.refs++
+		v, err = r.resolve(target, raw)
+		r.refs--
+		if err != nil {
 			return nil, err
 		}
+	}
+	if err := r.charge(v); err != nil {
+		return nil, err
 	}
 	if s, ok := v.(string); ok && s == mandatory {
 		return nil, &refError{msg: fmt.Sprintf("%s: %s is ??? (a mandatory value that was never set)", text, target)}

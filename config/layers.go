@@ -1,8 +1,10 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,7 +13,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/v2"
 	"go.yaml.in/yaml/v3"
 )
@@ -44,14 +45,29 @@ type lineError struct {
 func (e *lineError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
 
 // Unmarshal parses one YAML document whose top level is a mapping (an empty document is an
-// empty mapping).
+// empty mapping). It refuses, each as a *lineError, a second document (a config is one
+// document, as OmegaConf's loader reads it), mappings and lists nested deeper than
+// [MaxConfigDepth], and a null key (null, ~ or nothing before the colon), before anything
+// decodes the tree: koanf flattens every key into its full dotted path, which costs the square
+// of the depth.
 func (p *yamlParser) Unmarshal(b []byte) (map[string]any, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, err
-	}
 	out := map[string]any{}
 	p.lines = map[string]int{}
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return out, nil // nothing but comments
+		}
+		return nil, err
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		return nil, &lineError{line: next.Line, msg: "a second YAML document starts here (---): a config file holds one document, as NeMo reads it; merge them, or give each its own file"}
+	case !errors.Is(err, io.EOF):
+		return nil, err
+	}
 	if len(doc.Content) == 0 {
 		return out, nil
 	}
@@ -62,12 +78,58 @@ func (p *yamlParser) Unmarshal(b []byte) (map[string]any, error) {
 	case root.Kind != yaml.MappingNode:
 		return nil, &lineError{line: root.Line, msg: "the top level of a config file must be a mapping of keys"}
 	}
+	if err := checkTree(root); err != nil {
+		return nil, err
+	}
 	keepTimestampsAsStrings(root)
 	if err := root.Decode(&out); err != nil {
 		return nil, err
 	}
 	recordLines(root, "", p.lines)
 	return out, nil
+}
+
+// checkTree refuses a tree nested deeper than MaxConfigDepth (an alias counts as deep as the
+// value it names) or holding a null key. Each node is looked at once.
+func checkTree(root *yaml.Node) error {
+	depths := map[*yaml.Node]int{} // the depth below each node walked (aliases: of their target)
+	var walk func(n *yaml.Node, level int) (int, error)
+	walk = func(n *yaml.Node, level int) (int, error) {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
+		if d, ok := depths[n]; ok {
+			if level+d > MaxConfigDepth {
+				return 0, depthError(n, level)
+			}
+			return d, nil
+		}
+		if n.Kind != yaml.MappingNode && n.Kind != yaml.SequenceNode {
+			return 0, nil
+		}
+		if level+1 > MaxConfigDepth {
+			return 0, depthError(n, level)
+		}
+		below := 0
+		for i, c := range n.Content {
+			if n.Kind == yaml.MappingNode && i%2 == 0 && c.Kind == yaml.ScalarNode && c.Tag == "!!null" {
+				return 0, &lineError{line: c.Line, msg: "a key is null (null, ~ or nothing before the colon): quote it, \"null\", if it is the text"}
+			}
+			d, err := walk(c, level+1)
+			if err != nil {
+				return 0, err
+			}
+			below = max(below, d)
+		}
+		depths[n] = below + 1
+		return below + 1, nil
+	}
+	_, err := walk(root, 0)
+	return err
+}
+
+func depthError(n *yaml.Node, level int) error {
+	return &lineError{line: n.Line, msg: fmt.Sprintf("mappings and lists are nested more than %d levels deep here (level %d): a config is not that deep", MaxConfigDepth, level+1)}
 }
 
 // keepTimestampsAsStrings makes untagged dates (2024-01-01) strings, as OmegaConf's loader does,
@@ -109,6 +171,9 @@ var yamlLineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
 // readProblems turns a read or parse failure of file into problems, one per YAML error line.
 func readProblems(name string, err error) []Problem {
+	if errors.Is(err, errTooLarge) {
+		return []Problem{{File: name, Message: err.Error()}}
+	}
 	var pathErr *fs.PathError
 	if errors.As(err, &pathErr) {
 		return []Problem{{File: name, Message: "cannot read the file: " + pathErr.Err.Error()}}
@@ -136,11 +201,47 @@ func readProblems(name string, err error) []Problem {
 	return ps
 }
 
+// MaxConfigBytes is the largest config file gymkit reads (a --config file, one of config_paths,
+// env.yaml) and the largest LoadOptions.Dict: 16 MiB. NeMo's own configs are a few KiB; a
+// larger source is a problem naming it, read no further (/dev/zero is refused at once).
+const MaxConfigBytes = 16 << 20
+
+// MaxConfigDepth is the deepest nesting of mappings and lists in a config file, the dict or an
+// override's value: 200 levels (the shipped configs nest 5, NeMo's about 8). Deeper is a
+// problem at the line where it goes past, found before the tree is decoded.
+const MaxConfigDepth = 200
+
+// errTooLarge is a source larger than MaxConfigBytes.
+var errTooLarge = fmt.Errorf("is larger than %d MiB (the largest config gymkit reads)", MaxConfigBytes>>20)
+
+// boundedFile is a koanf.Provider of one file's bytes, read up to MaxConfigBytes.
+type boundedFile string
+
+func (f boundedFile) ReadBytes() ([]byte, error) {
+	fh, err := os.Open(string(f))
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, MaxConfigBytes+1))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: string(f), Err: err}
+	}
+	if len(b) > MaxConfigBytes {
+		return nil, errTooLarge
+	}
+	return b, nil
+}
+
+func (f boundedFile) Read() (map[string]any, error) {
+	return nil, errors.New("boundedFile: Read is not supported; use ReadBytes with a parser")
+}
+
 // loadYAMLFile reads and parses one YAML file into its own layer.
 func loadYAMLFile(name, path string) (*layer, []Problem) {
 	ko := koanf.New(".")
 	p := &yamlParser{}
-	if err := ko.Load(file.Provider(path), p); err != nil {
+	if err := ko.Load(boundedFile(path), p); err != nil {
 		return nil, readProblems(name, err)
 	}
 	return &layer{name: name, ko: ko, lines: p.lines}, nil
@@ -149,7 +250,12 @@ func loadYAMLFile(name, path string) (*layer, []Problem) {
 // bytesProvider is a koanf.Provider of YAML bytes held in memory (LoadOptions.Dict).
 type bytesProvider []byte
 
-func (b bytesProvider) ReadBytes() ([]byte, error) { return b, nil }
+func (b bytesProvider) ReadBytes() ([]byte, error) {
+	if len(b) > MaxConfigBytes {
+		return nil, errTooLarge
+	}
+	return b, nil
+}
 
 func (b bytesProvider) Read() (map[string]any, error) {
 	return nil, errors.New("bytesProvider: Read is not supported; use ReadBytes with a parser")
@@ -203,10 +309,15 @@ func parseOverride(arg string) (string, any, error) {
 	if key == "" || strings.IndexFunc(key, unicode.IsSpace) >= 0 || strings.ContainsAny(key, "[]${}") {
 		return "", nil, fmt.Errorf("malformed key %q (use dotted map keys like a.b.c)", key)
 	}
+	segs := 0
 	for seg := range strings.SplitSeq(key, ".") {
 		if seg == "" {
 			return "", nil, fmt.Errorf("malformed key %q: empty segment", key)
 		}
+		segs++
+	}
+	if segs > MaxConfigDepth {
+		return "", nil, fmt.Errorf("the key has %d segments: a config is nested at most %d levels deep", segs, MaxConfigDepth)
 	}
 	val, err := parseValue(raw)
 	if err != nil {
@@ -227,6 +338,9 @@ func parseValue(raw string) (any, error) {
 	var doc yaml.Node
 	var v any
 	err := yaml.Unmarshal([]byte(raw), &doc)
+	if err == nil && len(doc.Content) > 0 {
+		err = checkTree(doc.Content[0])
+	}
 	if err == nil {
 		keepTimestampsAsStrings(&doc)
 		err = doc.Decode(&v)
@@ -279,7 +393,9 @@ func (l *loader) loadEnvYAML(display string) (*layer, []Problem) {
 	}
 	lay, ps := loadYAMLFile(display, path)
 	if lay != nil {
-		lay.base = l.serverFolder(path)
+		// env.yaml belongs to the working directory, even one named configs: it is not
+		// a server's <folder>/configs/<name>.yaml.
+		lay.base = l.workDir
 	}
 	return lay, ps
 }

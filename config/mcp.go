@@ -93,10 +93,15 @@ func (c *Config) mcpProblems(bkey string, data map[string]any, fw *frameworkConf
 				"must not be negative (0 or null means the default)", ""))
 		}
 	}
+	items, _ := raw["tools"].([]any)
 	for i, name := range fw.MCP.Tools {
 		if name == "" && !bad[fmt.Sprintf("mcp.tools[%d]", i)] {
+			got := "an empty string"
+			if i < len(items) && items[i] == nil {
+				got = "null"
+			}
 			ps = append(ps, c.src.problem(fmt.Sprintf("%s[%d]", joinKey(joinKey(bkey, "mcp"), "tools"), i),
-				"must be a tool name, got an empty string", ""))
+				"must be a tool name, got "+got, ""))
 		}
 	}
 	return ps

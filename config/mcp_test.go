@@ -76,6 +76,7 @@ func TestMCPBlockProblems(t *testing.T) {
 		{"tools not a list", "mcp: {tools: get_weather}", blk + ".mcp.tools", "expected a list", ""},
 		{"tool not a string", "mcp: {tools: [1]}", blk + ".mcp.tools[0]", "expected a string", ""},
 		{"empty tool name", "mcp: {tools: ['']}", blk + ".mcp.tools[0]", "must be a tool name, got an empty string", ""},
+		{"null tool name", "mcp: {tools: [null]}", blk + ".mcp.tools[0]", "must be a tool name, got null", ""},
 		{"coerce not a bool", "mcp: {coerce_json_strings: maybe}", blk + ".mcp.coerce_json_strings", "expected true or false", ""},
 		{"server_info not a mapping", "mcp: {server_info: weather}", blk + ".mcp.server_info", "expected a map", ""},
 		{"server_info unknown key", "mcp: {server_info: {nam: x}}", blk + ".mcp.server_info.nam", "unknown key", "name"},

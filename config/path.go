@@ -1,7 +1,11 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 )
@@ -13,7 +17,8 @@ import (
 //   - set in a config file <folder>/configs/<name> (a file directly inside a folder named
 //     configs, as every environment's servers/<type>/configs/<type>.yaml): against <folder>,
 //     the server folder;
-//   - set in any other config file, in env.yaml, in LoadOptions.Dict (NeMo's
+//   - set in any other config file, in env.yaml (even in a working directory named configs:
+//     env.yaml is the working directory's, not a server's), in LoadOptions.Dict (NeMo's
 //     NEMO_GYM_CONFIG_DICT, under gymkit serve --nemo) or on the command line
 //     (my_env.resources_servers.my_env.data_file=x): against LoadOptions.WorkDir, the working
 //     directory unless a caller says otherwise. NeMo's launcher starts every server in its
@@ -47,6 +52,91 @@ type Path string
 
 // String returns the path as a string.
 func (p Path) String() string { return string(p) }
+
+// MaxDataFileBytes is the default bound of [Path.Open] and [Path.ReadFile]: 256 MiB, far above
+// what a server reads at start (workplace_assistant's largest file is 160 KB), and far below
+// what would take a machine down.
+const MaxDataFileBytes = 256 << 20
+
+// Open opens the file p names for reading, for a server that reads its data at start: it
+// refuses what is not a regular file (a folder, a device such as /dev/zero, a FIFO that would
+// wait for a writer forever) and a file larger than limit bytes (0 or less: MaxDataFileBytes),
+// and the reader it returns fails past limit bytes too (a file that grows while it is read).
+// The errors name the path.
+func (p Path) Open(limit int64) (io.ReadCloser, error) {
+	if limit <= 0 {
+		limit = MaxDataFileBytes
+	}
+	name := string(p)
+	fi, err := os.Stat(name)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			pe.Op = "open" // what the caller asked for, as os.Open says it
+		}
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s)", name, fileKind(fi.Mode()))
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s: %d bytes, larger than the %d bytes a data file may hold", name, fi.Size(), limit)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &boundedReader{f: f, name: name, left: limit}, nil
+}
+
+// ReadFile reads the whole file p names as [Path.Open] opens it.
+func (p Path) ReadFile(limit int64) ([]byte, error) {
+	r, err := p.Open(limit)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// fileKind names what a file mode that is not a regular file is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
+// boundedReader is a data file that fails once more than its bound is read.
+type boundedReader struct {
+	f    *os.File
+	name string
+	left int64
+}
+
+func (r *boundedReader) Read(b []byte) (int, error) {
+	if r.left < 0 {
+		return 0, fmt.Errorf("%s: grew past the bytes a data file may hold while it was read", r.name)
+	}
+	if int64(len(b)) > r.left+1 {
+		b = b[:r.left+1]
+	}
+	n, err := r.f.Read(b)
+	r.left -= int64(n)
+	if r.left < 0 {
+		return n, fmt.Errorf("%s: grew past the bytes a data file may hold while it was read", r.name)
+	}
+	return n, err
+}
+
+func (r *boundedReader) Close() error { return r.f.Close() }
 
 var pathType = reflect.TypeFor[Path]()
 

@@ -2,13 +2,15 @@ package config
 
 import (
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
-func always(string, int) bool { return true }
+func always(string, int) error { return nil }
 
 func TestAssignPorts(t *testing.T) {
 	t.Parallel()
@@ -55,7 +57,7 @@ func TestAssignPorts(t *testing.T) {
 			}
 			// A second call keeps the ports.
 			before := c.Instances()
-			if err := c.AssignPorts(func(string, int) bool { t.Error("probe called again"); return false }); err != nil {
+			if err := c.AssignPorts(func(string, int) error { t.Error("probe called again"); return syscall.EADDRINUSE }); err != nil {
 				t.Fatal(err)
 			}
 			for i, inst := range c.Instances() {
@@ -73,14 +75,17 @@ func TestAssignPortsProbes(t *testing.T) {
 	c := mustLoad(t, opts(dir, []string{"c.yaml"}))
 	var mu sync.Mutex
 	probed := map[int]bool{}
-	err := c.AssignPorts(func(host string, port int) bool {
+	err := c.AssignPorts(func(host string, port int) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if host != "10.9.9.9" || probed[port] {
 			t.Errorf("probe(%s, %d): wrong host or probed twice", host, port)
 		}
 		probed[port] = true
-		return port == 16007
+		if port == 16007 {
+			return nil
+		}
+		return &net.OpError{Op: "listen", Net: "tcp", Err: os.NewSyscallError("bind", syscall.EADDRINUSE)}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +96,7 @@ func TestAssignPortsProbes(t *testing.T) {
 
 	// Nothing bindable: a problem naming the instance's port key.
 	c = mustLoad(t, opts(dir, []string{"c.yaml"}))
-	ps := problemsOf(t, c.AssignPorts(func(string, int) bool { return false }))
+	ps := problemsOf(t, c.AssignPorts(func(string, int) error { return syscall.EACCES }))
 	if p := findProblem(t, ps, "a.resources_servers.a.port"); !strings.Contains(p.Message, "no free port for host 10.9.9.9 in [16000, 16009]") || p.File != "c.yaml" {
 		t.Errorf("problem = %v", p)
 	}

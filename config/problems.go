@@ -30,25 +30,35 @@ type Problem struct {
 	Message string
 	// Suggestion is the closest known key or value ("default_city", "agent"), "" when none is close.
 	Suggestion string
+
+	bound bool // see ExceedsBound
 }
 
-// Error renders the problem as one line (see [Problem]).
+// ExceedsBound reports whether p refuses an interpolation that went past one of its bounds
+// ([MaxInterpolationBytes], [MaxInterpolationSteps], [MaxInterpolationNesting]): such a
+// configuration cannot be resolved anywhere, whatever the environment variables, and nothing
+// more of it was resolved after p.
+func (p Problem) ExceedsBound() bool { return p.bound }
+
+// Error renders the problem as one line (see [Problem]). A key or suggestion with a space or a
+// rune that is not printable is quoted (%q), and any other rune that is not printable is
+// written as its Go escape (\x1b), so that the line never writes control bytes.
 func (p Problem) Error() string {
 	var b strings.Builder
 	if p.File != "" {
-		b.WriteString(p.File)
+		b.WriteString(escapeControls(p.File))
 		if p.Line > 0 {
 			fmt.Fprintf(&b, ":%d", p.Line)
 		}
 		b.WriteString(": ")
 	}
 	if p.Key != "" {
-		b.WriteString(p.Key)
+		b.WriteString(quoteKey(p.Key))
 		b.WriteString(": ")
 	}
-	b.WriteString(p.Message)
+	b.WriteString(escapeControls(p.Message))
 	if p.Suggestion != "" {
-		fmt.Fprintf(&b, "; did you mean `%s`?", p.Suggestion)
+		fmt.Fprintf(&b, "; did you mean `%s`?", quoteKey(p.Suggestion))
 	}
 	return b.String()
 }

@@ -6,7 +6,7 @@
 // (contract section d). Environments never import it: the host (package
 // server) wires it when the instance's YAML says expose_tools_over_mcp: true.
 //
-//	sm := session.NewManager(session.Options{CookieName: "example_mcp_weather___weather"})
+//	sm := session.MustNewManager(session.Options{CookieName: "example_mcp_weather___weather"})
 //	door, err := mcpexpose.New(mcpexpose.Options{
 //		Instance: "weather", Secret: secret, Loopback: true, Sessions: sm,
 //	})

@@ -39,7 +39,7 @@ func (g *Greeter) Routes(r *framework.Router) {
 // The rollout seeds over HTTP and calls the tool over MCP with its token.
 func Example() {
 	ctx := context.Background()
-	sm := session.NewManager(session.Options{CookieName: "greeter___greeter"})
+	sm := session.MustNewManager(session.Options{CookieName: "greeter___greeter"})
 	door, err := mcpexpose.New(mcpexpose.Options{
 		Instance: "greeter", Secret: []byte("use 32 random bytes in production"), Loopback: true, Sessions: sm,
 	})

@@ -239,7 +239,7 @@ func compose(t testing.TB, srv framework.Server, ho hostOptions) (*host, http.Ha
 	logs := &logBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cookie := "store___" + ho.instance
-	sm := session.NewManager(session.Options{CookieName: cookie, State: ho.state})
+	sm := session.MustNewManager(session.Options{CookieName: cookie, State: ho.state})
 	h := &host{sessions: sm, cookie: cookie, logs: logs}
 	opts := framework.Options{Name: ho.instance, Logger: log}
 	if !ho.noMCP {
@@ -519,5 +519,5 @@ func verifyBody(names ...string) string {
 }
 
 func newSessions() *session.Manager {
-	return session.NewManager(session.Options{CookieName: "store___store"})
+	return session.MustNewManager(session.Options{CookieName: "store___store"})
 }

@@ -90,7 +90,7 @@ func guardedHost(t *testing.T, srv framework.Server, fw func(*framework.Options)
 	logs := &logBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cookie := "store___store"
-	sm := session.NewManager(session.Options{CookieName: cookie})
+	sm := session.MustNewManager(session.Options{CookieName: cookie})
 	door, err := mcpexpose.New(mcpexpose.Options{Instance: "store", ServerType: "store",
 		Secret: []byte("test secret, 32 bytes at least.."), Loopback: true, Sessions: sm, Logger: log})
 	if err != nil {

@@ -112,7 +112,7 @@ func bearerAuth(next http.Handler) http.Handler {
 func interactiveHost(t testing.TB, opts func(*mcpexpose.Options)) (string, *Interactive) {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	sm := session.NewManager(session.Options{CookieName: "interactive___i"})
+	sm := session.MustNewManager(session.Options{CookieName: "interactive___i"})
 	o := mcpexpose.Options{Instance: "i", Secret: []byte("test secret, 32 bytes at least.."), Loopback: true, Sessions: sm, Logger: log}
 	if opts != nil {
 		opts(&o)

@@ -29,7 +29,7 @@ func TestTokenRoundTripKeepsNilAndEmptyDistinct(t *testing.T) {
 
 func TestTokenRefusesTamperingOtherSecretsAndOtherInstances(t *testing.T) {
 	t.Parallel()
-	sm := session.NewManager(session.Options{CookieName: "w___w"})
+	sm := session.MustNewManager(session.Options{CookieName: "w___w"})
 	d, err := New(Options{Instance: "weather", Sessions: sm, Secret: []byte("secret")})
 	if err != nil {
 		t.Fatal(err)

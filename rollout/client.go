@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // DefaultRequestTimeout is how long one request of a rollout (the seed, a
@@ -31,9 +32,22 @@ const DefaultRequestTimeout = 10 * time.Minute
 // may receive unless [ClientOptions.MaxAnswerBytes] says otherwise: 64 MiB.
 // A /verify answer echoes its request, so it is about as large as the
 // verify body, which an instance accepts up to max_body_bytes (16 MiB by
-// default); 64 MiB is four times that, and with DefaultConcurrency rollouts
-// at once at most 512 MiB of answers are held.
+// default); 64 MiB is four times that. What a rollout holds for an answer
+// is a small multiple of it (see the package documentation).
 const DefaultMaxAnswerBytes = 64 << 20
+
+// DefaultMaxAnswerValues is the most JSON values an answer the client
+// parses may hold unless [ClientOptions.MaxAnswerValues] says otherwise:
+// 4,000,000, twice an instance's max_json_elements default (a /verify
+// answer echoes a request of up to 2,000,000 values and adds its own). An
+// answer is also parsed at most 1000 levels deep (max_json_depth's
+// default).
+const DefaultMaxAnswerValues = 4_000_000
+
+// MaxAnswerBytesLimit is the largest [ClientOptions.MaxAnswerBytes]: 1 GiB.
+// An answer is held whole and parsed (see the package documentation for
+// what a rollout holds at its peak), so a larger bound would bound nothing.
+const MaxAnswerBytesLimit = 1 << 30
 
 // reachTimeout bounds the first GET / of a run (see [Run]): a liveness
 // answer needs no judge.
@@ -55,18 +69,33 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("%s: no answer within %v (--request-timeout)", e.Route, e.Timeout)
 }
 
-// AnswerTooLargeError is an answer whose body is larger than the client's
-// bound ([ClientOptions.MaxAnswerBytes]); the client stops reading at the
-// bound and the rollout fails with the class [FailureTooLarge].
+// AnswerTooLargeError is an answer beyond the client's bounds: its body is
+// larger than [ClientOptions.MaxAnswerBytes] (the client stops reading at
+// the bound), or, parsed, it holds more JSON values than
+// [ClientOptions.MaxAnswerValues] or nests deeper than 1000 levels (the
+// parse stops there). The rollout fails with the class [FailureTooLarge].
 type AnswerTooLargeError struct {
 	// Route is the request, as in [TimeoutError].
 	Route string
-	// Max is the bound in bytes.
+	// Max is the bound in bytes; 0 for a bound of values or depth.
 	Max int64
+	// Values is the bound of JSON values passed, or 0.
+	Values int
+	// Depth is the nesting bound passed, or 0.
+	Depth int
 }
 
-// Error is "<Route>: the answer is larger than <Max> bytes (--max-answer-bytes)".
+// Error is "<Route>: the answer is larger than <Max> bytes
+// (--max-answer-bytes)", "<Route>: the answer holds more than <Values>
+// JSON values (--max-answer-values)" or "<Route>: the answer is nested
+// deeper than <Depth> levels".
 func (e *AnswerTooLargeError) Error() string {
+	switch {
+	case e.Values > 0:
+		return fmt.Sprintf("%s: the answer holds more than %d JSON values (--max-answer-values)", e.Route, e.Values)
+	case e.Depth > 0:
+		return fmt.Sprintf("%s: the answer is nested deeper than %d levels of arrays and objects", e.Route, e.Depth)
+	}
 	return fmt.Sprintf("%s: the answer is larger than %d bytes (--max-answer-bytes)", e.Route, e.Max)
 }
 
@@ -80,6 +109,8 @@ type RolloutError struct {
 	// Msg is the reason, as written to the failures file's
 	// _ng_failure_error, e.g. "HTTP 422 from POST /seed_session: {...}".
 	Msg string
+
+	noMCP bool // the seed answer has no "mcp" key (the MCP door): see NoMCPError
 }
 
 // Error is "<Class>: <Msg>".
@@ -133,8 +164,13 @@ type ClientOptions struct {
 	// refused.
 	RequestTimeout time.Duration
 	// MaxAnswerBytes bounds each answer's body in bytes; 0 means
-	// DefaultMaxAnswerBytes. A negative value is refused.
+	// DefaultMaxAnswerBytes. A negative value, or one above
+	// MaxAnswerBytesLimit, is refused.
 	MaxAnswerBytes int64
+	// MaxAnswerValues bounds the JSON values of each answer the client
+	// parses (the seed, the verify, aggregate_metrics); 0 means
+	// DefaultMaxAnswerValues. A negative value is refused.
+	MaxAnswerValues int
 	// Now is the clock of the response's created_at; nil means time.Now.
 	Now func() time.Time
 }
@@ -153,6 +189,7 @@ type Client struct {
 	now     func() time.Time
 	timeout time.Duration
 	max     int64
+	values  int // MaxAnswerValues
 }
 
 // NewClient returns a Client for opts. The error names an unknown door, a
@@ -167,6 +204,10 @@ func NewClient(opts ClientOptions) (*Client, error) {
 		return nil, fmt.Errorf("rollout: negative request timeout %v", opts.RequestTimeout)
 	case opts.MaxAnswerBytes < 0:
 		return nil, fmt.Errorf("rollout: negative answer bound %d", opts.MaxAnswerBytes)
+	case opts.MaxAnswerBytes > MaxAnswerBytesLimit:
+		return nil, fmt.Errorf("rollout: answer bound %d above MaxAnswerBytesLimit (%d)", opts.MaxAnswerBytes, int64(MaxAnswerBytesLimit))
+	case opts.MaxAnswerValues < 0:
+		return nil, fmt.Errorf("rollout: negative answer values bound %d", opts.MaxAnswerValues)
 	}
 	c := &Client{
 		base:    strings.TrimRight(opts.URL, "/"),
@@ -177,6 +218,7 @@ func NewClient(opts ClientOptions) (*Client, error) {
 		now:     opts.Now,
 		timeout: opts.RequestTimeout,
 		max:     opts.MaxAnswerBytes,
+		values:  opts.MaxAnswerValues,
 	}
 	if c.door == "" {
 		c.door = DoorHTTP
@@ -193,7 +235,47 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	if c.max == 0 {
 		c.max = DefaultMaxAnswerBytes
 	}
+	if c.values == 0 {
+		c.values = DefaultMaxAnswerValues
+	}
 	return c, nil
+}
+
+// parse reads an answer of route as a JSON document within the client's
+// bounds of values and depth: only its top level when shallow (a lazy tree,
+// pyjson.ParseLazyView: its nested arrays and objects stay spans of b,
+// written out as the same bytes the whole tree would give; about the cost
+// of its text, where a tree costs 72 bytes per JSON value), else the whole
+// tree. A document beyond the bounds is an *AnswerTooLargeError; a syntax
+// error is returned as is. A shallow value never leaves the package
+// (pyjson.Materialize before it does).
+func (c *Client) parse(route string, b []byte, shallow bool) (framework.Value, error) {
+	lim := c.limits()
+	var v framework.Value
+	var err error
+	if shallow {
+		v, err = pyjson.ParseLazyView(b, lim)
+	} else {
+		v, err = pyjson.ParseLimited(b, lim)
+	}
+	return v, c.beyond(route, err)
+}
+
+// limits are the client's bounds of a parse.
+func (c *Client) limits() pyjson.Limits {
+	return pyjson.Limits{MaxDepth: pyjson.MaxDepth, MaxElements: c.values}
+}
+
+// beyond turns a parse's failure past the client's bounds into an
+// *AnswerTooLargeError; any other error is returned as is.
+func (c *Client) beyond(route string, err error) error {
+	switch {
+	case errors.Is(err, pyjson.ErrTooManyElements):
+		return &AnswerTooLargeError{Route: route, Values: c.values}
+	case errors.Is(err, pyjson.ErrTooDeep):
+		return &AnswerTooLargeError{Route: route, Depth: pyjson.MaxDepth}
+	}
+	return err
 }
 
 // Rollout runs one rollout of row, a row as NeMo's collector materializes
@@ -208,11 +290,22 @@ func NewClient(opts ClientOptions) (*Client, error) {
 // is not a 2xx JSON object or a request got no complete answer (the
 // rollout stops at that step).
 func (c *Client) Rollout(ctx context.Context, pos int, row framework.Value, observe func(Exchange)) (framework.Value, error) {
-	o := c.run(ctx, pos, row, observe)
+	o := c.run(ctx, pos, row, observe, false)
 	if o.failed != nil {
 		return framework.Value{}, o.failed
 	}
-	return o.verified, nil
+	return pyjson.Materialize(o.verified), nil
+}
+
+// Replay is [Client.Rollout] for a caller that reads the exchanges, not the
+// verify answer's value (gymkit compare): the same requests, the same
+// error, without building the answer's tree (a verify answer of many small
+// values costs about 36 times its size as a tree).
+func (c *Client) Replay(ctx context.Context, pos int, row framework.Value, observe func(Exchange)) error {
+	if o := c.run(ctx, pos, row, observe, true); o.failed != nil {
+		return o.failed
+	}
+	return nil
 }
 
 // Reach makes one GET / to the instance, within the request timeout or 30
@@ -264,12 +357,36 @@ func (c *Client) post(ctx context.Context, jar *cookies, step, path string, body
 	return ex
 }
 
-// readAnswer reads a whole answer body of at most c.max bytes.
+// check is parse without the value: the kind of the document's root, or
+// the error parse would return, at the cost of a scan.
+func (c *Client) check(route string, b []byte) (framework.Kind, error) {
+	k, err := pyjson.CheckKind(b, c.limits())
+	return k, c.beyond(route, err)
+}
+
+// readAnswer reads a whole answer body of at most c.max bytes: into one
+// buffer of its Content-Length when it has one (not io.ReadAll's doublings,
+// which hold up to twice the body), else growing.
 func (c *Client) readAnswer(ctx, rctx context.Context, route string, resp *http.Response) ([]byte, error) {
 	if resp.ContentLength > c.max {
 		return nil, &AnswerTooLargeError{Route: route, Max: c.max}
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, c.max+1))
+	var b []byte
+	var err error
+	if n := resp.ContentLength; n >= 0 {
+		b = make([]byte, n)
+		_, err = io.ReadFull(resp.Body, b)
+		if err == nil {
+			// net/http fails a body longer than its Content-Length; one
+			// that ends early is io.ErrUnexpectedEOF above.
+			var one [1]byte
+			if k, _ := resp.Body.Read(one[:]); k > 0 {
+				err = errors.New("the answer is longer than its Content-Length")
+			}
+		}
+	} else {
+		b, err = readUnsized(resp.Body, c.max+1)
+	}
 	if err != nil {
 		return nil, c.bounded(ctx, rctx, route, err, "reading the answer: ")
 	}
@@ -277,6 +394,37 @@ func (c *Client) readAnswer(ctx, rctx context.Context, route string, resp *http.
 		return nil, &AnswerTooLargeError{Route: route, Max: c.max}
 	}
 	return b, nil
+}
+
+// readUnsized reads r to its end, or to limit bytes, for an answer without
+// a Content-Length: into chunks that double in size up to 4 MiB, joined
+// into one buffer of the exact size at the end, so that it holds at most
+// about twice what it read, at the join (io.ReadAll's growing copies hold
+// up to three times), and an answer cut at limit never more than limit.
+func readUnsized(r io.Reader, limit int64) ([]byte, error) {
+	var chunks [][]byte
+	size, total := 64<<10, int64(0)
+	for total < limit {
+		buf := make([]byte, min(int64(size), limit-total))
+		n, err := io.ReadFull(r, buf)
+		chunks = append(chunks, buf[:n])
+		total += int64(n)
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		size = min(2*size, 4<<20)
+	}
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	out := make([]byte, 0, total)
+	for _, ch := range chunks {
+		out = append(out, ch...)
+	}
+	return out, nil
 }
 
 // bounded turns err, a failure of a request made under rctx (ctx with the

@@ -17,11 +17,33 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // DefaultConcurrency is how many rollouts run at once unless
 // Options.Concurrency says otherwise.
 const DefaultConcurrency = 8
+
+// MaxRollouts is the most rollouts one [Run] makes, rows × NumRepeats:
+// 1,000,000. A run keeps every successful result (stripped) until it posts
+// them to /aggregate_metrics, as NeMo's collector does, and writes every
+// row to the materialized inputs file: beyond this, it would fill memory or
+// disk before it finished. More is an *[InputError], before anything runs.
+const MaxRollouts = 1_000_000
+
+// NoMCPError is [Run]'s error on the MCP door when the instance's
+// /seed_session answers without an "mcp" key: the instance does not serve
+// MCP (expose_tools_over_mcp is off), so no rollout can call a tool. Run
+// stops at the first such answer; that rollout and the ones not finished
+// are counted in Summary.NotRun, and written nowhere.
+type NoMCPError struct {
+	URL string // the instance's base URL
+}
+
+// Error is "--door mcp: the instance at <URL> does not serve MCP: ...".
+func (e *NoMCPError) Error() string {
+	return fmt.Sprintf(`--door mcp: the instance at %s does not serve MCP: its /seed_session answer has no "mcp" key (set expose_tools_over_mcp: true in its config, or use --door http)`, e.URL)
+}
 
 // Options configure [Run].
 type Options struct {
@@ -67,6 +89,10 @@ type Options struct {
 	// answer exceeds it fails with FailureTooLarge); 0 means
 	// DefaultMaxAnswerBytes.
 	MaxAnswerBytes int64
+	// MaxAnswerValues bounds the JSON values of each answer parsed (a
+	// rollout whose answer exceeds it fails with FailureTooLarge); 0 means
+	// DefaultMaxAnswerValues.
+	MaxAnswerValues int
 	// Warn receives the warnings, one line per row with nothing to replay
 	// (see [Run]); nil: os.Stderr.
 	Warn io.Writer
@@ -214,7 +240,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	defer hc.CloseIdleConnections()
 	c, err := NewClient(ClientOptions{URL: opts.URL, Door: opts.Door, Instance: opts.Instance, HTTPClient: hc,
-		RequestTimeout: opts.RequestTimeout, MaxAnswerBytes: opts.MaxAnswerBytes, Now: now})
+		RequestTimeout: opts.RequestTimeout, MaxAnswerBytes: opts.MaxAnswerBytes, MaxAnswerValues: opts.MaxAnswerValues, Now: now})
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +253,11 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := materialize(in, opts.NumRepeats, opts.AgentName)
+	if err := tooManyRollouts(opts.Input, len(in), opts.NumRepeats); err != nil {
+		return nil, err
+	}
+	mat := newMaterializer(in, opts.NumRepeats, opts.AgentName)
+	total := mat.len()
 	warn := opts.Warn
 	if warn == nil {
 		warn = os.Stderr
@@ -249,7 +279,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	fmt.Fprintln(out, "Clearing output fpath since `resume_from_cache=False`!")
-	if err := writeLines(paths.Materialized, rows); err != nil {
+	if err := writeRows(paths.Materialized, mat); err != nil {
 		return nil, err
 	}
 	if err := os.Remove(paths.Results); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -267,49 +297,61 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	defer failures.Close()
 	fmt.Fprintf(out, "Querying with %d concurrent requests\n", opts.Concurrency)
 
-	sum := &Summary{Paths: paths, Total: len(rows), ByClass: map[string]int{}}
+	sum := &Summary{Paths: paths, Total: total, ByClass: map[string]int{}}
 	var progress *nemoProgress
 	if opts.Progress == nil {
-		progress = newNemoProgress(out, rows, now)
+		progress = newNemoProgress(out, mat.agents(), now)
 	} else {
-		opts.Progress.Start(len(rows))
+		opts.Progress.Start(total)
 	}
 
-	// Rollouts run on opts.Concurrency workers, in row order; this goroutine
-	// writes each result as it completes.
+	// Rollouts run on opts.Concurrency workers, in row order, each row made
+	// when its rollout starts; this goroutine writes each result as it
+	// completes. runCtx is ctx, also canceled when the instance turns out not
+	// to serve the door (no rollout could succeed).
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var noMCP *NoMCPError
 	type done struct {
 		pos     int
+		row     framework.Value
 		outcome rolloutOutcome
 	}
 	next := make(chan int)
 	doneCh := make(chan done)
 	var wg sync.WaitGroup
-	for range min(opts.Concurrency, len(rows)) {
+	for range min(opts.Concurrency, total) {
 		wg.Go(func() {
 			for pos := range next {
-				doneCh <- done{pos, c.run(ctx, pos, rows[pos], nil)}
+				row := mat.row(pos)
+				doneCh <- done{pos, row, c.run(runCtx, pos, row, nil, false)}
 			}
 		})
 	}
 	go func() {
 		defer close(next)
-		for pos := range rows {
+		for pos := range total {
 			select {
 			case next <- pos:
-			case <-ctx.Done():
+			case <-runCtx.Done():
 				return
 			}
 		}
 	}()
 	go func() { wg.Wait(); close(doneCh) }()
 
-	var persisted []int                            // positions of the rows written to the results file
-	stripped := make([]framework.Value, len(rows)) // their results, stripped for /aggregate_metrics
+	var persisted []int                   // positions of the rows written to the results file
+	stripped := map[int]framework.Value{} // their results, stripped for /aggregate_metrics
 	var writeErr error
 	finished := 0
 	for d := range doneCh {
-		row := rows[d.pos]
-		if d.outcome.failed != nil && ctx.Err() != nil {
+		row := d.row
+		if f := d.outcome.failed; f != nil && f.noMCP && noMCP == nil {
+			noMCP = &NoMCPError{URL: opts.URL}
+			stop() // every other rollout would fail the same way
+			continue
+		}
+		if d.outcome.failed != nil && runCtx.Err() != nil {
 			continue // cut off: written nowhere, as NeMo's kill-shaped failures
 		}
 		finished++
@@ -338,7 +380,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		}
 		line = append(line, '\n')
 		noPersist := false
-		if np, ok := result.Get(keyNoPersist); ok && truthy(np) {
+		if np, ok := result.Get(keyNoPersist); ok && truthy(pyjson.Materialize(np)) {
 			noPersist = true
 		}
 		switch {
@@ -358,10 +400,17 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		default:
 			sum.Succeeded++
 			persisted = append(persisted, d.pos)
-			stripped[d.pos] = strip(result)
 			if _, err := results.Write(line); err != nil {
 				writeErr = errors.Join(writeErr, err)
 			}
+			// Kept until /aggregate_metrics, in its own bytes: not a view
+			// of the whole verify answer (its response and
+			// responses_create_params are stripped).
+			kept, err := detach(strip(result))
+			if err != nil {
+				writeErr = errors.Join(writeErr, err)
+			}
+			stripped[d.pos] = kept
 		}
 		if progress != nil {
 			progress.done(row, result)
@@ -372,9 +421,12 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if opts.Progress != nil {
 		opts.Progress.Finish()
 	}
-	sum.NotRun = len(rows) - finished
+	sum.NotRun = total - finished
 	if err := errors.Join(writeErr, results.Close(), failures.Close()); err != nil {
 		return sum, err
+	}
+	if noMCP != nil {
+		return sum, noMCP
 	}
 	if ctx.Err() != nil {
 		fmt.Fprintf(out, "Interrupted: %d of %d rollouts not run; skipping the aggregate metrics\n", sum.NotRun, sum.Total)
@@ -383,9 +435,10 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	}
 
 	fmt.Fprintln(out, "Sorting results to ensure consistent ordering")
-	slices.SortStableFunc(persisted, func(a, b int) int { return compareRows(rows[a], rows[b]) })
+	// A stripped result carries its row's agent_ref and indexes (stamp).
+	slices.SortStableFunc(persisted, func(a, b int) int { return compareRows(stripped[a], stripped[b]) })
 	fmt.Fprintln(out, "Computing aggregate metrics")
-	err = c.aggregate(ctx, out, sum, paths, rows, persisted, stripped)
+	err = c.aggregate(ctx, out, sum, paths, persisted, stripped)
 	printFinal(out, paths, sum.Aggregated)
 	return sum, err
 }
@@ -454,14 +507,14 @@ func compareValues(x, y framework.Value) int {
 // persisted rows in (task, rollout) order, stripped as the collector strips
 // them (python-compat 2.4), prints each agent's key metrics and writes the
 // aggregate metrics file. Without persisted rows nothing is written.
-func (c *Client) aggregate(ctx context.Context, out io.Writer, sum *Summary, paths Paths, rows []framework.Value, persisted []int, stripped []framework.Value) error {
+func (c *Client) aggregate(ctx context.Context, out io.Writer, sum *Summary, paths Paths, persisted []int, stripped map[int]framework.Value) error {
 	if len(persisted) == 0 {
 		return nil
 	}
 	var agents []string
 	byAgent := map[string][]framework.Value{}
 	for _, pos := range persisted {
-		name := agentName(rows[pos])
+		name := agentName(stripped[pos])
 		if name == "" {
 			continue
 		}
@@ -484,7 +537,11 @@ func (c *Client) aggregate(ctx context.Context, out io.Writer, sum *Summary, pat
 		if status/100 != 2 {
 			return fmt.Errorf("aggregate_metrics for %s: %s", name, httpError(status, "/aggregate_metrics", answer))
 		}
-		agg, err := framework.ParseJSON(answer)
+		agg, err := c.parse(ex.Route, answer, false)
+		var tooLarge *AnswerTooLargeError
+		if errors.As(err, &tooLarge) {
+			return fmt.Errorf("aggregate_metrics for %s: %w", name, err)
+		}
 		if err != nil || agg.Kind != framework.KindObject {
 			return fmt.Errorf("aggregate_metrics for %s: the answer is not a JSON object: %s", name, clip(answer))
 		}
@@ -519,6 +576,17 @@ func (c *Client) aggregate(ctx context.Context, out io.Writer, sum *Summary, pat
 	return nil
 }
 
+// detach returns v (an object parsed shallow, see Client.parse) in bytes of
+// its own, parsed shallow again: what v holds no longer keeps the answer it
+// came from in memory.
+func detach(v framework.Value) (framework.Value, error) {
+	b, err := compact(v)
+	if err != nil {
+		return framework.Value{}, err
+	}
+	return pyjson.ParseLazyView(b, pyjson.Limits{})
+}
+
 // strip removes the heavy keys of a result and keeps a truthy
 // response.usage as "response": {"usage": ...}, the last key.
 func strip(result framework.Value) framework.Value {
@@ -540,15 +608,16 @@ func printFinal(out io.Writer, paths Paths, aggregated bool) {
 		paths.Materialized, paths.Results, agg)
 }
 
-// writeLines writes one compact JSON line per value.
-func writeLines(path string, vs []framework.Value) error {
+// writeRows writes one compact JSON line per rollout's row, each made as
+// it is written.
+func writeRows(path string, m *materializer) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	for _, v := range vs {
-		b, err := compact(v)
+	for pos := range m.len() {
+		b, err := compact(m.row(pos))
 		if err != nil {
 			f.Close()
 			return err
@@ -650,17 +719,17 @@ type averages struct {
 	count map[string]int
 }
 
-func newNemoProgress(out io.Writer, rows []framework.Value, now func() time.Time) *nemoProgress {
-	p := &nemoProgress{out: out, total: len(rows), start: now(), now: now,
+func newNemoProgress(out io.Writer, agents []agentCount, now func() time.Time) *nemoProgress {
+	p := &nemoProgress{out: out, start: now(), now: now,
 		left: map[string]int{}, found: map[string]int{}, totals: map[string]int{}, sums: map[string]*averages{}}
-	for _, r := range rows {
-		name := agentName(r)
-		if _, ok := p.totals[name]; !ok {
-			p.agents = append(p.agents, name)
-			p.sums[name] = &averages{sum: map[string]float64{}, count: map[string]int{}}
+	for _, a := range agents {
+		if _, ok := p.totals[a.name]; !ok {
+			p.agents = append(p.agents, a.name)
+			p.sums[a.name] = &averages{sum: map[string]float64{}, count: map[string]int{}}
 		}
-		p.totals[name]++
-		p.left[name]++
+		p.totals[a.name] += a.n
+		p.left[a.name] += a.n
+		p.total += a.n
 	}
 	return p
 }

@@ -29,8 +29,9 @@
 // A tool's error answer is an output, as in NeMo. A rollout fails only when
 // the seed or verify answer is not a 2xx JSON object, or a request cannot
 // be made or gets no complete answer within the client's bounds (a request
-// timeout, [DefaultRequestTimeout], and an answer size,
-// [DefaultMaxAnswerBytes]); it is then written to the failures file with a
+// timeout, [DefaultRequestTimeout], an answer size, [DefaultMaxAnswerBytes],
+// and the JSON values of an answer parsed, [DefaultMaxAnswerValues]); it is
+// then written to the failures file with a
 // _ng_failure_class of [FailureSeed], [FailureVerify], [FailureTransport],
 // [FailureTimeout] or [FailureTooLarge], "reward": 0.0 and
 // "_ng_failure_error". The files, their key order and the prints follow
@@ -39,6 +40,16 @@
 // [Client] is the agent side alone: one rollout of one row, each step
 // reported as an [Exchange] (gymkit compare drives two instances with it).
 // [ReadRows] reads and materializes the rows as Run does.
+//
+// What a rollout holds: its answers, each read into one buffer (of its
+// Content-Length when it has one). The verify answer is parsed only at its
+// top level (a lazy tree of internal/pyjson) and written out to the results
+// file from its text, so a rollout peaks at about 4.5 times its verify
+// answer, whatever the answer's shape (docs/cli.md, "gymkit rollout's
+// bounds", has the measured figures); [Client.Rollout] returns the answer
+// as a whole tree, which costs 72 bytes per JSON value. A run keeps each
+// successful result without response and responses_create_params until it
+// posts them to /aggregate_metrics, as NeMo's collector does.
 //
 // [Start] serves a configured instance in process on a loopback port, so
 // that a run needs no separate server.

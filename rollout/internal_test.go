@@ -70,7 +70,7 @@ func TestNemoProgress(t *testing.T) {
 		rows = append(rows, parse(t, `{"agent_ref":{"name":"`+agent+`"}}`))
 	}
 	var out bytes.Buffer
-	p := newNemoProgress(&out, rows, func() time.Time { return clock })
+	p := newNemoProgress(&out, []agentCount{{"a", 50}, {"b", 50}, {"a", 100}}, func() time.Time { return clock })
 	clock = start.Add(3723 * time.Second)
 	p.done(rows[0], parse(t, `{"reward":1.0,"ok":true,"_ng_task_index":0,"name":"x","n":3}`))
 	if out.Len() != 0 {

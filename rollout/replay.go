@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/pyjson"
 	"github.com/gymkit/gymkit/mcpexpose"
 )
 
@@ -171,7 +172,10 @@ type rolloutOutcome struct {
 
 // run replays one materialized row: seed, the calls through the door,
 // verify; observe (when not nil) receives each step's Exchange.
-func (c *Client) run(ctx context.Context, pos int, row framework.Value, observe func(Exchange)) rolloutOutcome {
+//
+// With checkOnly, the verify answer is checked (a JSON object within the
+// bounds) but not parsed: the outcome has no verified value.
+func (c *Client) run(ctx context.Context, pos int, row framework.Value, observe func(Exchange), checkOnly bool) rolloutOutcome {
 	if observe == nil {
 		observe = func(Exchange) {}
 	}
@@ -185,20 +189,24 @@ func (c *Client) run(ctx context.Context, pos int, row framework.Value, observe 
 
 	seedBody, err := compact(row)
 	if err != nil {
-		return outcome(&failure{FailureSeed, "encoding the row: " + err.Error()})
+		return outcome(&failure{Class: FailureSeed, Msg: "encoding the row: " + err.Error()})
 	}
 	jar := &cookies{}
 	ex := c.post(ctx, jar, "seed_session", "/seed_session", seedBody)
 	observe(ex)
 	if ex.Err != nil {
-		return outcome(&failure{classOf(ex.Err), ex.Err.Error()})
+		return outcome(&failure{Class: classOf(ex.Err), Msg: ex.Err.Error()})
 	}
 	if ex.Status/100 != 2 {
-		return outcome(&failure{FailureSeed, httpError(ex.Status, "/seed_session", ex.Body)})
+		return outcome(&failure{Class: FailureSeed, Msg: httpError(ex.Status, "/seed_session", ex.Body)})
 	}
-	seed, err := framework.ParseJSON(ex.Body)
+	seed, err := c.parse(ex.Route, ex.Body, true)
+	var tooLarge *AnswerTooLargeError
+	if errors.As(err, &tooLarge) {
+		return outcome(&failure{Class: FailureTooLarge, Msg: err.Error()})
+	}
 	if err != nil || seed.Kind != framework.KindObject {
-		return outcome(&failure{FailureSeed, "the answer of POST /seed_session is not a JSON object: " + clip(ex.Body)})
+		return outcome(&failure{Class: FailureSeed, Msg: "the answer of POST /seed_session is not a JSON object: " + clip(ex.Body)})
 	}
 
 	var door toolDoor
@@ -240,7 +248,7 @@ func (c *Client) run(ctx context.Context, pos int, row framework.Value, observe 
 			observe(ex)
 			if ex.Err != nil {
 				setOutput(&resp, items)
-				return outcome(&failure{classOf(ex.Err), fmt.Sprintf("tool call %s: %v", bare, ex.Err)})
+				return outcome(&failure{Class: classOf(ex.Err), Msg: fmt.Sprintf("tool call %s: %v", bare, ex.Err)})
 			}
 			output = out
 		}
@@ -258,19 +266,30 @@ func (c *Client) run(ctx context.Context, pos int, row framework.Value, observe 
 
 	verifyBody, err := compact(body)
 	if err != nil {
-		return rolloutOutcome{failed: &failure{FailureVerify, "encoding the verify body: " + err.Error()}, body: body}
+		return rolloutOutcome{failed: &failure{Class: FailureVerify, Msg: "encoding the verify body: " + err.Error()}, body: body}
 	}
 	ex = c.post(ctx, jar, "verify", "/verify", verifyBody)
 	observe(ex)
 	if ex.Err != nil {
-		return rolloutOutcome{failed: &failure{classOf(ex.Err), ex.Err.Error()}, body: body}
+		return rolloutOutcome{failed: &failure{Class: classOf(ex.Err), Msg: ex.Err.Error()}, body: body}
 	}
 	if ex.Status/100 != 2 {
-		return rolloutOutcome{failed: &failure{FailureVerify, httpError(ex.Status, "/verify", ex.Body)}, body: body}
+		return rolloutOutcome{failed: &failure{Class: FailureVerify, Msg: httpError(ex.Status, "/verify", ex.Body)}, body: body}
 	}
-	v, err := framework.ParseJSON(ex.Body)
+	// The answer's top level only: its members are read and written out
+	// again (the results line), never walked; the nested values stay views
+	// of ex.Body (see Client.Rollout for a whole tree).
+	var v framework.Value
+	if checkOnly {
+		v.Kind, err = c.check(ex.Route, ex.Body)
+	} else {
+		v, err = c.parse(ex.Route, ex.Body, true)
+	}
+	if errors.As(err, &tooLarge) {
+		return rolloutOutcome{failed: &failure{Class: FailureTooLarge, Msg: err.Error()}, body: body}
+	}
 	if err != nil || v.Kind != framework.KindObject {
-		return rolloutOutcome{failed: &failure{FailureVerify, "the answer of POST /verify is not a JSON object: " + clip(ex.Body)}, body: body}
+		return rolloutOutcome{failed: &failure{Class: FailureVerify, Msg: "the answer of POST /verify is not a JSON object: " + clip(ex.Body)}, body: body}
 	}
 	return rolloutOutcome{verified: v, body: body}
 }
@@ -420,13 +439,14 @@ type mcpDoor struct {
 
 func (c *Client) mcpDoor(ctx context.Context, seed framework.Value) (*mcpDoor, *failure) {
 	meta, ok := seed.Get(mcpexpose.SeedKey)
+	meta = pyjson.Materialize(meta) // seed is parsed shallow
 	if !ok || meta.Kind != framework.KindObject {
-		return nil, &failure{FailureSeed, `the answer of POST /seed_session has no "mcp" key: is expose_tools_over_mcp on for this instance?`}
+		return nil, &failure{Class: FailureSeed, Msg: `the answer of POST /seed_session has no "mcp" key: is expose_tools_over_mcp on for this instance?`, noMCP: !ok}
 	}
 	name, _ := meta.Get("server_name")
 	headers, _ := meta.Get("headers")
 	if name.Kind != framework.KindString || name.Str == "" || headers.Kind != framework.KindObject {
-		return nil, &failure{FailureSeed, `the "mcp" key of the seed answer has no server_name or headers: ` + text(meta)}
+		return nil, &failure{Class: FailureSeed, Msg: `the "mcp" key of the seed answer has no server_name or headers: ` + text(meta)}
 	}
 	path := mcpexpose.URLPath
 	if p, ok := meta.Get("url_path"); ok && p.Kind == framework.KindString {
@@ -445,9 +465,9 @@ func (c *Client) mcpDoor(ctx context.Context, seed framework.Value) (*mcpDoor, *
 	cs, err := c.mcp.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		if f := tr.failure(); f != nil {
-			return nil, &failure{classOf(f), fmt.Sprintf("MCP initialize at %s: %v", endpoint, f)}
+			return nil, &failure{Class: classOf(f), Msg: fmt.Sprintf("MCP initialize at %s: %v", endpoint, f)}
 		}
-		return nil, &failure{FailureTransport, fmt.Sprintf("MCP initialize at %s: %v", endpoint, err)}
+		return nil, &failure{Class: FailureTransport, Msg: fmt.Sprintf("MCP initialize at %s: %v", endpoint, err)}
 	}
 	return &mcpDoor{server: name.Str, path: path, cs: cs, tr: tr}, nil
 }

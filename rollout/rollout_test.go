@@ -403,18 +403,22 @@ func TestLimitRepeatsConcurrency(t *testing.T) {
 	}
 }
 
-// --door mcp against an instance without MCP: every seed fails, written.
+// --door mcp against an instance without MCP: the run stops at the first
+// seed answer without an "mcp" key, with one *NoMCPError; no rollout is
+// written as a failure, and nothing is aggregated.
 func TestMCPDoorWithoutMCP(t *testing.T) {
 	t.Parallel()
 	ts := counterServer(t, false)
-	r := collect(t, rollout.Options{Input: counterRows, URL: ts.URL, Door: rollout.DoorMCP, Limit: 2})
-	if r.err != nil || r.sum.Failed != 2 || r.sum.ByClass[rollout.FailureSeed] != 2 {
-		t.Fatalf("err %v, summary %+v", r.err, r.sum)
+	r := collect(t, rollout.Options{Input: counterRows, URL: ts.URL, Door: rollout.DoorMCP, Limit: 2, Concurrency: 1})
+	var noMCP *rollout.NoMCPError
+	if !errors.As(r.err, &noMCP) || noMCP.URL != ts.URL || r.sum.Failed != 0 || r.sum.NotRun != 2 || len(r.failures) != 0 {
+		t.Fatalf("err %v, summary %+v, failures %v", r.err, r.sum, r.failures)
 	}
-	if got := field(t, r.failures[0], "_ng_failure_error").Str; !strings.Contains(got, `no "mcp" key`) {
-		t.Errorf("error %q", got)
+	want := "--door mcp: the instance at " + ts.URL + ` does not serve MCP: its /seed_session answer has no "mcp" key (set expose_tools_over_mcp: true in its config, or use --door http)`
+	if r.err.Error() != want {
+		t.Errorf("error %q, want %q", r.err, want)
 	}
-	if r.aggregate != nil || !strings.Contains(r.stdout, "Aggregate metrics: None\n") {
+	if r.aggregate != nil {
 		t.Errorf("no aggregate file expected without results:\n%s", r.stdout)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // The collector's bookkeeping keys (NeMo's global_config names).
@@ -104,9 +105,26 @@ func readRows(path string, limit int) ([]inputRow, error) {
 //
 // Each returned row is a deep copy.
 func materialize(rows []inputRow, numRepeats int, agentName string) []framework.Value {
+	m := newMaterializer(rows, numRepeats, agentName)
+	out := make([]framework.Value, m.len())
+	for pos := range out {
+		out[pos] = m.row(pos)
+	}
+	return out
+}
+
+// materializer makes the rollouts' rows of [materialize] one at a time, on
+// demand, so that a run holds its input rows, not rows × repeats copies.
+type materializer struct {
+	base       []framework.Value // each input row with agent_ref and _ng_task_index
+	first      []int             // the _ng_rollout_index of each input row's first rollout
+	numRepeats int
+}
+
+func newMaterializer(rows []inputRow, numRepeats int, agentName string) *materializer {
+	m := &materializer{numRepeats: max(numRepeats, 1)}
 	lineTask := map[string]int{}
 	nextRollout := map[string]int{} // by the task index's JSON text
-	var out []framework.Value
 	for _, in := range rows {
 		row := clone(in.row)
 		if _, ok := row.Get(keyAgentRef); !ok {
@@ -121,21 +139,54 @@ func materialize(rows []inputRow, numRepeats int, agentName string) []framework.
 			set(&row, keyTaskIndex, intValue(t))
 		}
 		ti, _ := row.Get(keyTaskIndex)
-		for range numRepeats {
-			r := clone(row)
-			k := text(ti)
-			set(&r, keyRolloutIndex, intValue(nextRollout[k]))
-			nextRollout[k]++
-			out = append(out, r)
+		k := text(ti)
+		m.base = append(m.base, row)
+		m.first = append(m.first, nextRollout[k])
+		nextRollout[k] += m.numRepeats
+	}
+	return m
+}
+
+// len is the number of rollouts: input rows × repeats.
+func (m *materializer) len() int { return len(m.base) * m.numRepeats }
+
+// row returns a deep copy of the row of rollout pos (0 <= pos < len()).
+func (m *materializer) row(pos int) framework.Value {
+	i := pos / m.numRepeats
+	r := clone(m.base[i])
+	set(&r, keyRolloutIndex, intValue(m.first[i]+pos%m.numRepeats))
+	return r
+}
+
+// agents returns each agent's name and number of rollouts, in the order
+// the agents first appear.
+func (m *materializer) agents() []agentCount {
+	var out []agentCount
+	at := map[string]int{}
+	for _, row := range m.base {
+		name := agentName(row)
+		i, ok := at[name]
+		if !ok {
+			i = len(out)
+			at[name] = i
+			out = append(out, agentCount{name: name})
 		}
+		out[i].n += m.numRepeats
 	}
 	return out
+}
+
+// agentCount is an agent's number of rollouts in a run.
+type agentCount struct {
+	name string
+	n    int
 }
 
 // agentName returns agent_ref.name of a materialized row ("" when it has
 // none or it is not a string).
 func agentName(row framework.Value) string {
 	ref, _ := row.Get(keyAgentRef)
+	ref = pyjson.Materialize(ref) // a result kept for aggregation is shallow (detach)
 	name, ok := ref.Get("name")
 	if !ok || name.Kind != framework.KindString {
 		return ""

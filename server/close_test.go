@@ -200,7 +200,7 @@ func TestExpiredStateSwept(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	sm := session.NewManager(session.Options{CookieName: "sess___sess", Secrets: [][]byte{[]byte(oldSecret)},
+	sm := session.MustNewManager(session.Options{CookieName: "sess___sess", Secrets: [][]byte{[]byte(oldSecret)},
 		IdleTimeout: time.Hour, Lifetime: 3 * time.Hour, Clock: clock})
 	inst, err := server.NewInstance(context.Background(), &closeEnv{}, server.InstanceOptions{
 		Name: "sess", ServerType: "sess", Sessions: sm, Config: config.Instance{Host: "127.0.0.1"}})

@@ -29,7 +29,7 @@ func TestReadyPingsUnderTheMeteredStore(t *testing.T) {
 	if got := baseStore(wrapped); got != session.StateStore(inner) {
 		t.Fatalf("baseStore = %T, want the wrapped store", got)
 	}
-	sm := session.NewManager(session.Options{CookieName: "x___x", State: wrapped})
+	sm := session.MustNewManager(session.Options{CookieName: "x___x", State: wrapped})
 	in := &Instance{Sessions: sm, Logger: discard()}
 	if r := in.Ready(context.Background()); r.Reason != "store_unreachable" || r.Store != "server.downStore" {
 		t.Errorf("Ready = %+v, want store_unreachable naming server.downStore", r)

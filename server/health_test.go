@@ -60,7 +60,7 @@ func getJSON(t *testing.T, url string) (int, http.Header, map[string]string) {
 func TestHealthReadyFollowsTheStore(t *testing.T) {
 	t.Parallel()
 	store := &pingStore{MemoryStore: session.NewMemoryStore()}
-	sm := session.NewManager(session.Options{CookieName: server.CookieName("h", "h"), State: store})
+	sm := session.MustNewManager(session.Options{CookieName: server.CookieName("h", "h"), State: store})
 	inst, err := server.NewInstance(context.Background(), &meteredEnv{}, server.InstanceOptions{Name: "h", ServerType: "h",
 		Sessions: sm, Config: config.Instance{Host: "127.0.0.1", Metrics: config.MetricsConfig{Enabled: true}}, Logger: quietLog()})
 	if err != nil {

@@ -189,13 +189,13 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 			_ = ln.Close()
 		}
 	}
-	err = cfg.AssignPorts(func(host string, port int) bool {
+	err = cfg.AssignPorts(func(host string, port int) error {
 		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 		if err != nil {
-			return false
+			return err
 		}
 		held[net.JoinHostPort(host, strconv.Itoa(port))] = ln
-		return true
+		return nil
 	})
 	if err != nil {
 		closeHeld()

@@ -255,10 +255,15 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 		closeStore = closer
 		sopts := session.Options{CookieName: CookieName(serverType, name), Secrets: secrets,
 			Lifetime: opts.Config.SessionLifetime, IdleTimeout: opts.Config.SessionIdleTimeout, State: state}
-		if metrics != nil { // the store the options choose, timed
-			sopts.State = newMeteredStore(session.NewManager(sopts).State(), metrics)
+		if sm, err = session.NewManager(sopts); err != nil {
+			return nil, fail("", err)
 		}
-		sm = session.NewManager(sopts)
+		if metrics != nil { // the store the options chose, timed
+			sopts.State = newMeteredStore(sm.State(), metrics)
+			if sm, err = session.NewManager(sopts); err != nil {
+				return nil, fail("", err)
+			}
+		}
 	}
 	inst = &Instance{Name: name, ServerType: serverType, Config: opts.Config,
 		Sessions: sm, MaxBodyBytes: limit, Logger: log, secrets: secrets, closeStore: closeStore}

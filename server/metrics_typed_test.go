@@ -74,7 +74,7 @@ func TestMeteredStoreKeepsTypedPath(t *testing.T) {
 				_, ts := startMetered(t, &typedProbe{}, func(c *config.Instance) { c.ExposeToolsOverMCP = false })
 				url = ts.URL
 			} else {
-				sm := session.NewManager(session.Options{CookieName: server.CookieName("metered", "metered"),
+				sm := session.MustNewManager(session.Options{CookieName: server.CookieName("metered", "metered"),
 					Secrets: [][]byte{[]byte(newSecret)}, State: tc.store})
 				inst, err := server.NewInstance(context.Background(), &typedProbe{}, server.InstanceOptions{
 					Name: "metered", ServerType: "metered", Sessions: sm, Logger: quietLog(),

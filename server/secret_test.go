@@ -112,7 +112,7 @@ func TestCookielessTrafficStoresNothing(t *testing.T) {
 		opts := server.InstanceOptions{Name: "sess", ServerType: "sess", Config: cfg}
 		store := memstore.NewWithCleanupInterval(0)
 		if viaSCS { // the state in an scs store: count its entries
-			opts.Sessions = session.NewManager(session.Options{CookieName: server.CookieName("sess", "sess"),
+			opts.Sessions = session.MustNewManager(session.Options{CookieName: server.CookieName("sess", "sess"),
 				Secrets: [][]byte{[]byte(newSecret)}, Store: store})
 		}
 		inst, err := server.NewInstance(context.Background(), &sessEnv{}, opts)

@@ -25,7 +25,7 @@ func (s *countingStore) Sweep(context.Context) (int, error) { s.sweeps.Add(1); r
 func TestStartSweeps(t *testing.T) {
 	t.Parallel()
 	store := &countingStore{StateStore: session.NewMemoryStore()}
-	sm := session.NewManager(session.Options{CookieName: "s", IdleTimeout: time.Second, State: store})
+	sm := session.MustNewManager(session.Options{CookieName: "s", IdleTimeout: time.Second, State: store})
 	if sm.SweepInterval() != time.Second {
 		t.Fatalf("SweepInterval = %v", sm.SweepInterval())
 	}

@@ -22,7 +22,7 @@ var (
 func TestCookieCodec(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	m := NewManager(Options{CookieName: "s", Secrets: [][]byte{secretA}, Lifetime: time.Hour})
+	m := MustNewManager(Options{CookieName: "s", Secrets: [][]byte{secretA}, Lifetime: time.Hour})
 	id := NewID()
 	v := m.signCookie(id, now, now)
 	if len(v) != cookieLen || !base64URL(v) {
@@ -53,11 +53,11 @@ func TestCookieCodec(t *testing.T) {
 		}
 	}
 	// Another cookie name, another secret: refused.
-	other := NewManager(Options{CookieName: "t", Secrets: [][]byte{secretA}, Lifetime: time.Hour})
+	other := MustNewManager(Options{CookieName: "t", Secrets: [][]byte{secretA}, Lifetime: time.Hour})
 	if _, ok := other.verifyCookie(v, now); ok {
 		t.Error("a cookie of name s verifies as a cookie of name t under the same secret")
 	}
-	otherSecret := NewManager(Options{CookieName: "s", Secrets: [][]byte{secretB}, Lifetime: time.Hour})
+	otherSecret := MustNewManager(Options{CookieName: "s", Secrets: [][]byte{secretB}, Lifetime: time.Hour})
 	if _, ok := otherSecret.verifyCookie(v, now); ok {
 		t.Error("a cookie verifies under another secret")
 	}
@@ -93,9 +93,9 @@ func TestCookieCodec(t *testing.T) {
 func TestCookieKeyRotation(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
-	old := NewManager(Options{CookieName: "s", Secrets: [][]byte{secretA}})
-	rotated := NewManager(Options{CookieName: "s", Secrets: [][]byte{secretB, secretA}})
-	newOnly := NewManager(Options{CookieName: "s", Secrets: [][]byte{secretB}})
+	old := MustNewManager(Options{CookieName: "s", Secrets: [][]byte{secretA}})
+	rotated := MustNewManager(Options{CookieName: "s", Secrets: [][]byte{secretB, secretA}})
+	newOnly := MustNewManager(Options{CookieName: "s", Secrets: [][]byte{secretB}})
 	id := NewID()
 	vOld := old.signCookie(id, now, now)
 	if got, ok := rotated.verifyCookie(vOld, now); !ok || got != id {
@@ -121,7 +121,7 @@ func TestIdleAndLifetime(t *testing.T) {
 	t.Parallel()
 	const lifetime, idle = 100 * time.Hour, 10 * time.Hour
 	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	m := NewManager(Options{CookieName: "s", Lifetime: lifetime, IdleTimeout: idle, Secrets: [][]byte{secretA}, Clock: c.Now})
+	m := MustNewManager(Options{CookieName: "s", Lifetime: lifetime, IdleTimeout: idle, Secrets: [][]byte{secretA}, Clock: c.Now})
 	state := m.State().(*MemoryStore)
 	h := m.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, ID(r.Context()))
@@ -181,7 +181,7 @@ func TestIdleAndLifetime(t *testing.T) {
 func TestSweep(t *testing.T) {
 	t.Parallel()
 	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	m := NewManager(Options{CookieName: "s", IdleTimeout: time.Hour, Clock: c.Now})
+	m := MustNewManager(Options{CookieName: "s", IdleTimeout: time.Hour, Clock: c.Now})
 	ctx := context.Background()
 	for range 10 {
 		if err := Update(WithID(ctx, m, NewID()), "k", func(n *int) error { *n++; return nil }); err != nil {
@@ -201,12 +201,12 @@ func TestSweep(t *testing.T) {
 	for _, tc := range []struct{ idle, want time.Duration }{
 		{time.Hour, time.Minute}, {5 * time.Minute, 30 * time.Second}, {time.Second, time.Second},
 	} {
-		if got := NewManager(Options{CookieName: "s", IdleTimeout: tc.idle}).SweepInterval(); got != tc.want {
+		if got := MustNewManager(Options{CookieName: "s", IdleTimeout: tc.idle}).SweepInterval(); got != tc.want {
 			t.Errorf("SweepInterval(idle %v) = %v, want %v", tc.idle, got, tc.want)
 		}
 	}
 	// A store without Sweep: nothing to do.
-	other := NewManager(Options{CookieName: "s", State: noSweep{}})
+	other := MustNewManager(Options{CookieName: "s", State: noSweep{}})
 	if n, err := other.Sweep(ctx); n != 0 || err != nil {
 		t.Errorf("Sweep of a store without Sweep = %d, %v", n, err)
 	}
@@ -222,8 +222,8 @@ func TestNothingStoredUntilUpdate(t *testing.T) {
 	mem := NewMemoryStore()
 	scsMem := memstore.NewWithCleanupInterval(0)
 	for _, m := range []*Manager{
-		NewManager(Options{CookieName: "s", State: mem}),
-		NewManager(Options{CookieName: "s", Store: scsMem}),
+		MustNewManager(Options{CookieName: "s", State: mem}),
+		MustNewManager(Options{CookieName: "s", Store: scsMem}),
 	} {
 		h := m.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			ctx := r.Context()
@@ -295,7 +295,7 @@ func TestCheckSecret(t *testing.T) {
 // FuzzCookie: no input panics, only the signed spelling verifies, and what
 // verifies is a valid id.
 func FuzzCookie(f *testing.F) {
-	m := NewManager(Options{CookieName: "s", Secrets: [][]byte{secretA}})
+	m := MustNewManager(Options{CookieName: "s", Secrets: [][]byte{secretA}})
 	now := time.Now()
 	good := m.signCookie(NewID(), now, now)
 	f.Add(good)

@@ -13,7 +13,7 @@ import (
 // with ErrDeadline, writing nothing, at or after it, or once expired.
 func TestWriteDeadline(t *testing.T) {
 	t.Parallel()
-	m := session.NewManager(session.Options{CookieName: "c"})
+	m := session.MustNewManager(session.Options{CookieName: "c"})
 	ctx := session.WithID(context.Background(), m, session.NewID())
 	add := func(ctx context.Context) error {
 		return session.Update(ctx, "n", func(n *int) error { *n++; return nil })

@@ -2,7 +2,7 @@
 // server its own session: an id that stays the same on every call of the
 // rollout, on both doors (HTTP and MCP), and typed state kept under it.
 //
-//	m := session.NewManager(session.Options{CookieName: "example_session_state_mgmt___counter"})
+//	m := session.MustNewManager(session.Options{CookieName: "example_session_state_mgmt___counter"})
 //
 //	mux := http.NewServeMux()
 //	mux.HandleFunc("POST /increment_counter", func(w http.ResponseWriter, r *http.Request) {

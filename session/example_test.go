@@ -36,7 +36,7 @@ func (a *agent) post(path, body string) string {
 }
 
 func ExampleUpdate() {
-	m := session.NewManager(session.Options{CookieName: "example_session_state_mgmt___counter"})
+	m := session.MustNewManager(session.Options{CookieName: "example_session_state_mgmt___counter"})
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /increment_counter", func(w http.ResponseWriter, r *http.Request) {
@@ -88,7 +88,7 @@ func ExampleGet() {
 		City     string `json:"city"`
 		Expected string `json:"expected"`
 	}
-	m := session.NewManager(session.Options{CookieName: "example_mcp_weather___example_mcp_weather"})
+	m := session.MustNewManager(session.Options{CookieName: "example_mcp_weather___example_mcp_weather"})
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /seed_session", func(w http.ResponseWriter, r *http.Request) {
@@ -125,7 +125,7 @@ func ExampleGet() {
 }
 
 func ExampleWithID() {
-	m := session.NewManager(session.Options{CookieName: "example_session_state_mgmt___counter"})
+	m := session.MustNewManager(session.Options{CookieName: "example_session_state_mgmt___counter"})
 	ts := httptest.NewServer(m.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// /seed_session: the MCP door would put this id into the signed
 		// session token it returns.
@@ -146,7 +146,7 @@ func ExampleWithID() {
 }
 
 func ExampleID() {
-	m := session.NewManager(session.Options{CookieName: "example___example"})
+	m := session.MustNewManager(session.Options{CookieName: "example___example"})
 	h := m.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, session.ID(r.Context()))
 	}))

@@ -36,7 +36,7 @@ func (c *clock) Add(d time.Duration) {
 
 func TestDefaults(t *testing.T) {
 	t.Parallel()
-	m := NewManager(Options{CookieName: "s", Lifetime: time.Hour})
+	m := MustNewManager(Options{CookieName: "s", Lifetime: time.Hour})
 	ms, ok := m.state.(*MemoryStore)
 	if !ok || ms.idle != time.Hour {
 		t.Errorf("default state store %T, idle %v; want *MemoryStore idling out after the lifetime", m.state, ms.idle)

@@ -17,7 +17,7 @@ func TestKeepStoresNothing(t *testing.T) {
 	for _, keep := range []bool{true, false} {
 		c := &clock{t: time.Now()}
 		state := NewMemoryStore()
-		m := NewManager(Options{CookieName: "k", Lifetime: 100 * time.Hour, IdleTimeout: 100 * time.Hour, State: state})
+		m := MustNewManager(Options{CookieName: "k", Lifetime: 100 * time.Hour, IdleTimeout: 100 * time.Hour, State: state})
 		m.now = c.Now
 		var ids []string
 		h := m.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -3,6 +3,7 @@ package session
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -29,8 +30,9 @@ type Options struct {
 	// CookieName is the name of the session cookie. The host passes
 	// "<server type>___<instance name>" (three underscores), so that one agent
 	// can carry the cookies of several servers. It must be a valid cookie
-	// name (an RFC 7230 token: no spaces, no "=", ";", "," or quotes).
-	// Required: NewManager panics if it is empty or invalid.
+	// name (an RFC 7230 token: ASCII letters, digits and
+	// !#$%&'*+-.^_`|~; no spaces, "=", ";", ",", quotes or other bytes).
+	// Required: NewManager returns an error if it is empty or invalid.
 	CookieName string
 
 	// Secrets are the instance secrets (session_secret) that sign and check
@@ -42,7 +44,7 @@ type Options struct {
 	// needs the same list. nil or empty means one random secret for this
 	// Manager ([RandomSecret]): cookies then name their session only in this
 	// process (the host warns about it; NewManager does not). NewManager
-	// panics on an empty entry; it does not judge strength (see
+	// returns an error for an empty entry; it does not judge strength (see
 	// [CheckSecret], which the host applies). The slices are not kept.
 	Secrets [][]byte
 
@@ -53,7 +55,7 @@ type Options struct {
 	// session is (the start time is signed inside the cookie and kept by
 	// every re-signing). A refused cookie starts a new session, with no
 	// state. Zero means DefaultLifetime (14 days, Max-Age=1209600).
-	// NewManager panics if it is negative.
+	// NewManager returns an error if it is negative.
 	Lifetime time.Duration
 
 	// IdleTimeout is how long a rollout session lives without a request:
@@ -67,7 +69,7 @@ type Options struct {
 	// session until Lifetime. The cookie's Max-Age stays Lifetime, so the
 	// client keeps a cookie that the server may refuse first. Zero means
 	// DefaultIdleTimeout (1 hour); a value above Lifetime acts as Lifetime.
-	// NewManager panics if it is negative.
+	// NewManager returns an error if it is negative.
 	IdleTimeout time.Duration
 
 	// Clock is the time source of cookie ages and of the default State
@@ -112,21 +114,26 @@ type Manager struct {
 }
 
 // NewManager returns a Manager configured by opts (see [Options] for the
-// defaults). It panics if opts.CookieName is empty or not a valid cookie
-// name, if opts.Lifetime or opts.IdleTimeout is negative, or if an entry
-// of opts.Secrets is empty.
-func NewManager(opts Options) *Manager {
+// defaults). The error names the option that is wrong: opts.CookieName
+// empty or not a valid cookie name, opts.Lifetime or opts.IdleTimeout
+// negative, or an empty entry of opts.Secrets.
+func NewManager(opts Options) (*Manager, error) {
 	if opts.CookieName == "" {
-		panic("session: NewManager: Options.CookieName is required")
+		return nil, errors.New("session: NewManager: Options.CookieName is required")
 	}
 	if err := (&http.Cookie{Name: opts.CookieName, Value: "x"}).Valid(); err != nil {
-		panic(fmt.Sprintf("session: NewManager: invalid Options.CookieName %q: %v", opts.CookieName, err))
+		return nil, fmt.Errorf("session: NewManager: invalid Options.CookieName %q: %w", opts.CookieName, err)
 	}
 	if opts.Lifetime < 0 {
-		panic(fmt.Sprintf("session: NewManager: negative Options.Lifetime %v", opts.Lifetime))
+		return nil, fmt.Errorf("session: NewManager: negative Options.Lifetime %v", opts.Lifetime)
 	}
 	if opts.IdleTimeout < 0 {
-		panic(fmt.Sprintf("session: NewManager: negative Options.IdleTimeout %v", opts.IdleTimeout))
+		return nil, fmt.Errorf("session: NewManager: negative Options.IdleTimeout %v", opts.IdleTimeout)
+	}
+	for i, s := range opts.Secrets {
+		if len(s) == 0 {
+			return nil, fmt.Errorf("session: NewManager: Options.Secrets[%d] is empty", i)
+		}
 	}
 	m := &Manager{
 		name:     opts.CookieName,
@@ -149,10 +156,7 @@ func NewManager(opts Options) *Manager {
 	if len(secrets) == 0 {
 		secrets = [][]byte{RandomSecret()}
 	}
-	for i, s := range secrets {
-		if len(s) == 0 {
-			panic(fmt.Sprintf("session: NewManager: Options.Secrets[%d] is empty", i))
-		}
+	for _, s := range secrets {
 		m.keys = append(m.keys, newCookieKey(s))
 	}
 	if m.state == nil {
@@ -168,6 +172,18 @@ func NewManager(opts Options) *Manager {
 		m.attrs += "; Secure"
 	}
 	m.attrs += "; SameSite=Lax"
+	return m, nil
+}
+
+// MustNewManager is [NewManager] for options written in the program (a
+// literal cookie name, as in tests and examples): it panics where
+// NewManager returns an error. Options that come from a configuration go
+// through NewManager.
+func MustNewManager(opts Options) *Manager {
+	m, err := NewManager(opts)
+	if err != nil {
+		panic(err)
+	}
 	return m
 }
 

@@ -223,7 +223,7 @@ type typedNested struct{ List []int }
 
 func typedCtx(t *testing.T) context.Context {
 	t.Helper()
-	m := session.NewManager(session.Options{CookieName: "t___t"})
+	m := session.MustNewManager(session.Options{CookieName: "t___t"})
 	return session.WithID(context.Background(), m, session.NewID())
 }
 
@@ -385,7 +385,7 @@ func TestTypedUpdateAsThroughJSON(t *testing.T) {
 func TestTypedAndRawInterfaces(t *testing.T) {
 	t.Parallel()
 	s := session.NewMemoryStore()
-	m := session.NewManager(session.Options{CookieName: "t___t", State: s})
+	m := session.MustNewManager(session.Options{CookieName: "t___t", State: s})
 	id := session.NewID()
 	ctx := session.WithID(context.Background(), m, id)
 	seedTyped(t, ctx)

@@ -30,7 +30,7 @@ func newManager(t testing.TB, opts session.Options) *session.Manager {
 	if opts.CookieName == "" {
 		opts.CookieName = cookieName
 	}
-	return session.NewManager(opts)
+	return session.MustNewManager(opts)
 }
 
 // idOf returns the session id that cookie names for m (a new id when m
@@ -717,22 +717,34 @@ func TestOptions(t *testing.T) {
 	}
 }
 
-func TestNewManagerPanics(t *testing.T) {
+// NewManager refuses every invalid option with an error naming it, never a
+// panic: a cookie name comes from the configuration (the instance name).
+func TestNewManagerErrors(t *testing.T) {
 	t.Parallel()
-	for _, opts := range []session.Options{
-		{},
-		{CookieName: "has space"},
-		{CookieName: "semi;colon"},
-		{CookieName: "ok", Lifetime: -time.Second},
+	for _, tc := range []struct {
+		opts session.Options
+		want string
+	}{
+		{session.Options{}, "session: NewManager: Options.CookieName is required"},
+		{session.Options{CookieName: "has space"}, `session: NewManager: invalid Options.CookieName "has space": http: invalid Cookie.Name`},
+		{session.Options{CookieName: "semi;colon"}, `session: NewManager: invalid Options.CookieName "semi;colon": http: invalid Cookie.Name`},
+		{session.Options{CookieName: "x___météo"}, `session: NewManager: invalid Options.CookieName "x___météo": http: invalid Cookie.Name`},
+		{session.Options{CookieName: "ok", Lifetime: -time.Second}, "session: NewManager: negative Options.Lifetime -1s"},
+		{session.Options{CookieName: "ok", IdleTimeout: -time.Second}, "session: NewManager: negative Options.IdleTimeout -1s"},
+		{session.Options{CookieName: "ok", Secrets: [][]byte{[]byte("s"), nil}}, "session: NewManager: Options.Secrets[1] is empty"},
 	} {
-		t.Run(fmt.Sprintf("%+v", opts), func(t *testing.T) {
+		t.Run(tc.want, func(t *testing.T) {
 			t.Parallel()
+			m, err := session.NewManager(tc.opts)
+			if m != nil || err == nil || err.Error() != tc.want {
+				t.Errorf("NewManager(%+v) = %v, %v; want nil, %q", tc.opts, m, err, tc.want)
+			}
 			defer func() {
-				if recover() == nil {
-					t.Error("no panic")
+				if r := recover(); r == nil || fmt.Sprint(r) != tc.want {
+					t.Errorf("MustNewManager panicked with %v, want %q", r, tc.want)
 				}
 			}()
-			session.NewManager(opts)
+			session.MustNewManager(tc.opts)
 		})
 	}
 }

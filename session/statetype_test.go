@@ -37,7 +37,7 @@ type embedded struct {
 // written; types that round-trip are stored.
 func TestStateTypeUnexportedRefused(t *testing.T) {
 	t.Parallel()
-	m := session.NewManager(session.Options{CookieName: "c"})
+	m := session.MustNewManager(session.Options{CookieName: "c"})
 	ctx := session.WithID(context.Background(), m, session.NewID())
 	called := false
 	err := session.Update(ctx, "cart", func(c *cartHidden) error { called = true; c.total = 3; return nil })
@@ -74,7 +74,7 @@ type seedRow struct {
 // set empty stays set.
 func TestStateTypeWithExtra(t *testing.T) {
 	t.Parallel()
-	m := session.NewManager(session.Options{CookieName: "c"})
+	m := session.MustNewManager(session.Options{CookieName: "c"})
 	ctx := session.WithID(context.Background(), m, session.NewID())
 	row, err := framework.Decode[seedRow]([]byte(`{"question":"q","options":[1, 2.50, {"k": "a", "k": "b"}],"meta":{"n":null}}`))
 	if err != nil {
@@ -140,7 +140,7 @@ type rowShadowed struct {
 // by one of the struct's own is refused too.
 func TestStateTypeShadowedFieldRefused(t *testing.T) {
 	t.Parallel()
-	m := session.NewManager(session.Options{CookieName: "c"})
+	m := session.MustNewManager(session.Options{CookieName: "c"})
 	ctx := session.WithID(context.Background(), m, session.NewID())
 	for _, tc := range []struct {
 		name string

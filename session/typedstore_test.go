@@ -38,7 +38,7 @@ func TestTypedStoreDecorator(t *testing.T) {
 	type state struct{ S string }
 	run := func(t *testing.T, store session.StateStore) (seen string) {
 		t.Helper()
-		m := session.NewManager(session.Options{CookieName: "t___t", State: store})
+		m := session.MustNewManager(session.Options{CookieName: "t___t", State: store})
 		ctx := session.WithID(context.Background(), m, session.NewID())
 		if err := session.Update(ctx, "k", func(s *state) error { s.S = "\xff"; return nil }); err != nil {
 			t.Fatal(err)

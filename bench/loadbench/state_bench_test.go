@@ -24,7 +24,7 @@ type bytesOnlyStore struct{ session.StateStore }
 func weatherInstance(tb testing.TB, store session.StateStore) *server.Instance {
 	tb.Helper()
 	name := weather.Name
-	sm := session.NewManager(session.Options{CookieName: server.CookieName(name, name), State: store,
+	sm := session.MustNewManager(session.Options{CookieName: server.CookieName(name, name), State: store,
 		Secrets: [][]byte{[]byte("loadbench-secret-0123456789abcdef0123")}})
 	inst, err := server.NewInstance(context.Background(), new(weather.Weather), server.InstanceOptions{
 		Name: name, ServerType: name, Sessions: sm,

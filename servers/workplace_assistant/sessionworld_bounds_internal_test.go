@@ -27,7 +27,7 @@ func sessionWorkplace(t *testing.T) (*Workplace, context.Context, string) {
 	if err := s.Provision(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	m := session.NewManager(session.Options{CookieName: "session"})
+	m := session.MustNewManager(session.Options{CookieName: "session"})
 	id := session.NewID()
 	ctx := session.WithID(context.Background(), m, id)
 	if err := s.seedSession(ctx, id); err != nil {

@@ -74,7 +74,7 @@ func TestRetriedCommitCachesTheWorldItCommitted(t *testing.T) {
 		StateStore: session.NewMemoryStore(),
 		other:      changeCall{Tool: "email_send_email", Args: json.RawMessage(`{"recipient":"b@replica.co","subject":"from-B","body":"b"}`)},
 	}
-	m := session.NewManager(session.Options{CookieName: "session", State: store})
+	m := session.MustNewManager(session.Options{CookieName: "session", State: store})
 	id := session.NewID()
 	ctx := session.WithID(context.Background(), m, id)
 	if err := s.seedSession(ctx, id); err != nil {

@@ -2,13 +2,13 @@ package workplace
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/pycompat/pandas"
 	"github.com/gymkit/gymkit/pycompat/pyval"
@@ -140,7 +140,7 @@ func loadDataset(dir string) (*dataset, error) {
 // readTable reads a CSV file as read_csv(path, dtype=str) does
 // (pandas.ReadCSV) and checks its header against want (nil: no check).
 func readTable(path string, o pandas.CSVOptions, want []string) (*table, error) {
-	f, err := os.Open(path)
+	f, err := config.Path(path).Open(0) // a regular file of at most config.MaxDataFileBytes
 	if err != nil {
 		return nil, err
 	}

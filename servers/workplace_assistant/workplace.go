@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -182,7 +181,7 @@ func (s *Workplace) Provision(context.Context) error {
 // loadToolSpecs reads the tools file: a JSON list of {"type":"function",
 // "name", "description", "parameters", ...}, each naming one of the 27 tools.
 func loadToolSpecs(path string) ([]toolSpec, error) {
-	b, err := os.ReadFile(path)
+	b, err := config.Path(path).ReadFile(0) // a regular file of at most config.MaxDataFileBytes
 	if err != nil {
 		return nil, err
 	}

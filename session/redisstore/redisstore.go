@@ -7,7 +7,7 @@
 //		log.Fatal(err)
 //	}
 //	defer st.Close()
-//	m := session.NewManager(session.Options{CookieName: "example_session_state_mgmt___counter",
+//	m := session.MustNewManager(session.Options{CookieName: "example_session_state_mgmt___counter",
 //		Secrets: [][]byte{secret}, State: st})
 //
 // A gymkit host builds it from the instance config's session block

@@ -38,7 +38,7 @@ func replica(t *testing.T, name string, clock func() time.Time, secrets ...strin
 		for i, s := range secrets {
 			raw[i] = []byte(s)
 		}
-		opts.Sessions = session.NewManager(session.Options{CookieName: server.CookieName("rep", name), Secrets: raw,
+		opts.Sessions = session.MustNewManager(session.Options{CookieName: server.CookieName("rep", name), Secrets: raw,
 			Lifetime: 10 * time.Hour, IdleTimeout: time.Hour, Clock: clock})
 	}
 	in, err := server.NewInstance(context.Background(), &breakEnv{}, opts)

@@ -154,7 +154,7 @@ func TestSessionCookieForgeries(t *testing.T) {
 // not depend on how fast the machine answers.
 func TestSessionExpiredCookie(t *testing.T) {
 	clock := &fakeClock{t: time.Now()}
-	m := session.NewManager(session.Options{CookieName: "exp___exp", Lifetime: 1500 * time.Millisecond, Clock: clock.Now})
+	m := session.MustNewManager(session.Options{CookieName: "exp___exp", Lifetime: 1500 * time.Millisecond, Clock: clock.Now})
 	inst, err := server.NewInstance(context.Background(), &breakEnv{}, server.InstanceOptions{Name: "exp", ServerType: "exp", Sessions: m})
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +263,7 @@ func (c *jarClient) post(t *testing.T, path, body string) incrOut {
 // with -race). The lifetime is long against the rollout's ~7 s, so a loaded
 // machine does not expire a session mid-test.
 func TestSessionRefreshRace(t *testing.T) {
-	m := session.NewManager(session.Options{CookieName: "ref___ref", Lifetime: time.Minute})
+	m := session.MustNewManager(session.Options{CookieName: "ref___ref", Lifetime: time.Minute})
 	inst, err := server.NewInstance(context.Background(), &breakEnv{}, server.InstanceOptions{Name: "ref", ServerType: "ref", Sessions: m})
 	if err != nil {
 		t.Fatal(err)

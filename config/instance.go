@@ -145,7 +145,7 @@ type Instance struct {
 	// default).
 	BodyReadTimeout time.Duration
 	// ToolTimeout (tool_timeout, >= 0; default 0, no limit) bounds every tool call on both doors:
-	// past it the call is answered 504 (see framework.Options.ToolTimeout).
+	// past it the call is answered 504 (see host.Options.ToolTimeout).
 	ToolTimeout time.Duration
 	// ToolTimeouts (tool_timeouts, a mapping of tool name to duration, each >= 0; 0 is no limit)
 	// replace ToolTimeout for the tools they name; nil when not configured.
@@ -163,7 +163,7 @@ type Instance struct {
 	MaxInflightBodyBytes int64
 	// MaskInternalErrors (mask_internal_errors, default false) replaces the detail of every 500
 	// answer, on both doors, with a generic text and an error id that is logged with the real
-	// detail (see framework.Options.MaskInternalErrors).
+	// detail (see host.Options.MaskInternalErrors).
 	MaskInternalErrors bool
 	// MCP is the mcp block (mcp.tools, mcp.server_info, mcp.coerce_json_strings): how the MCP
 	// door presents the instance to MCP clients; the zero value is NeMo Gym's behaviour.

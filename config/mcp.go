@@ -6,6 +6,10 @@ import (
 	"time"
 )
 
+// DefaultMCPConfirmTimeout is mcp.confirm_timeout's default: how long a tool's
+// framework.Confirm waits for the user's answer before refusing.
+const DefaultMCPConfirmTimeout = 60 * time.Second
+
 // MCPConfig is the mcp block of a server block (next to expose_tools_over_mcp): how the MCP
 // door presents the instance to MCP clients. It only matters with expose_tools_over_mcp: true.
 // Its zero value (the block absent, or null) is NeMo Gym's behaviour: every exposed tool listed

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 type fuzzItem struct {
@@ -48,7 +49,7 @@ func (s *fuzzServer) Routes(r *framework.Router) {
 // what decoding the parsed tree gives (framework.DecodeValue): the
 // streaming decoder and the tree path agree through the door.
 func FuzzRequestBody(f *testing.F) {
-	app, err := framework.Build(context.Background(), new(fuzzServer), framework.Options{
+	app, err := host.Build(context.Background(), new(fuzzServer), host.Options{
 		MaxJSONDepth: 32, MaxJSONElements: 5000, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		f.Fatal(err)

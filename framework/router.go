@@ -13,10 +13,10 @@ import (
 
 // Router collects the routes an environment declares in its Routes method.
 // It is only valid during Routes; the framework builds the HTTP handler and the
-// MCP tools from it afterwards ([Build]).
+// MCP tools from it afterwards, at startup.
 //
 // Registration mistakes (a bad or duplicate path, an unsupported request
-// type, two dispatchers) are collected and reported by [Build] as one error
+// type, two dispatchers) are collected and reported at startup as one error
 // naming every route; registration never panics.
 type Router struct {
 	tools      []*Tool // typed tools in registration order
@@ -79,7 +79,7 @@ var reservedNames = map[string]bool{"verify": true, "seed_session": true, "aggre
 var reservedHint = map[string]string{
 	"verify":            "implement Verify on the server for that route",
 	"seed_session":      "implement SeedSession on the server for that route",
-	"aggregate_metrics": "the framework serves that route from the verify answers, see framework.AggregateMetrics",
+	"aggregate_metrics": "the framework serves that route from the verify answers: implement framework.MetricsComputer or framework.KeyMetricsProvider to add to it",
 	"mcp":               "the MCP door serves that route",
 	"close_session":     "implement Close (framework.SessionCloser) on the server for that route",
 }

@@ -323,14 +323,14 @@ func requestDump[Req any](req *Req, idx []int, tail []pyjson.Member, declared ma
 	return ms, nil
 }
 
-// SeedSessionSchema returns the JSON Schema of the environment's
+// seedSessionSchema is framework/host's App.SeedSessionSchema: the JSON Schema of the environment's
 // /seed_session body, generated from the request type given to
 // [SeedSession] as a tool's inputSchema is (a struct's fields, titles,
 // "required"; a dict body's {"type":"object","additionalProperties":true}),
 // or nil when the server keeps the default seed (any JSON object, NeMo's
 // BaseSeedSessionRequest) or takes [NoBody]. The bytes are shared: do not
 // modify them. Safe for concurrent use.
-func (a *App) SeedSessionSchema() json.RawMessage {
+func (a *app) seedSessionSchema() json.RawMessage {
 	if a.seed == nil || a.seed.noBody || a.seed.InputSchema == nil {
 		return nil
 	}
@@ -340,7 +340,7 @@ func (a *App) SeedSessionSchema() json.RawMessage {
 	return a.seed.InputSchema
 }
 
-// VerifySchemas returns the JSON Schemas of the environment's own /verify
+// verifySchemas is framework/host's App.VerifySchemas: the JSON Schemas of the environment's own /verify
 // request and response types (those given to [Verify]), generated as tool
 // schemas are: the embedded [VerifyRequest]'s responses_create_params and
 // response, or [VerifyResponse]'s responses_create_params, response and
@@ -352,7 +352,7 @@ func (a *App) SeedSessionSchema() json.RawMessage {
 // server package's /openapi.json does). Either is nil when its type cannot
 // be described. The bytes are shared: do not modify them. Safe for
 // concurrent use.
-func (a *App) VerifySchemas() (request, response json.RawMessage) {
+func (a *app) verifySchemas() (request, response json.RawMessage) {
 	if a.verify == nil {
 		return nil, nil
 	}

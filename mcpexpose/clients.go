@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 // This file holds what the door offers general MCP clients on top of
@@ -251,7 +252,7 @@ func (d *Door) repairArgs(ctx context.Context, e *exposed, args json.RawMessage)
 		last = sp.end
 	}
 	out = append(out, args[last:]...)
-	if framework.CheckJSON(out, d.jsonLimits) != nil {
+	if host.CheckJSON(out, d.jsonLimits) != nil {
 		return args // decoded, the arguments would break max_json_depth or max_json_elements
 	}
 	for _, sp := range splices {

@@ -11,7 +11,7 @@
 //		Instance: "weather", Secret: secret, Loopback: true, Sessions: sm,
 //	})
 //	if err != nil { ... }
-//	app, err := framework.Build(ctx, new(examplemcpweather.Weather), framework.Options{
+//	app, err := host.Build(ctx, new(examplemcpweather.Weather), host.Options{
 //		Name:              "weather",
 //		AfterSeed:         door.AfterSeed,         // the "mcp" key of /seed_session
 //		NormalizeToolName: door.NormalizeToolName, // mcp__weather__get_weather -> get_weather at /verify
@@ -26,7 +26,7 @@
 //
 // # Talking back to the client
 //
-// Every tools/call's context carries a framework.MCPClient: the tool's
+// Every tools/call's context carries a host.MCPClient: the tool's
 // framework.ReportProgress and framework.LogToClient ride the call's answer,
 // which the door turns into an event stream at the first message (a call
 // that sends none is answered as JSON); framework.Elicit and

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/internal/buildinfo"
 	"github.com/gymkit/gymkit/session"
 )
@@ -77,10 +78,10 @@ type Options struct {
 	MaxBodyBytes int64
 	// JSONLimits bound the nesting and the number of JSON values of a /mcp
 	// body (413 beyond, naming max_json_depth or max_json_elements); zero
-	// fields mean framework.DefaultMaxJSONDepth and
-	// framework.DefaultMaxJSONElements. Pass the instance's max_json_depth
+	// fields mean config.DefaultMaxJSONDepth and
+	// config.DefaultMaxJSONElements. Pass the instance's max_json_depth
 	// and max_json_elements.
-	JSONLimits framework.JSONLimits
+	JSONLimits host.JSONLimits
 	// Sessions is the instance's session manager: the door runs every tool
 	// call in the session its token names (session.WithID). Required.
 	Sessions *session.Manager
@@ -133,7 +134,7 @@ type Options struct {
 	MaxSessionsPerPrincipal int
 	// ConfirmTimeout (mcp.confirm_timeout) is how long framework.Confirm
 	// waits for the user's answer before refusing; 0 means
-	// framework.DefaultConfirmTimeout (60 s).
+	// config.DefaultMCPConfirmTimeout (60 s).
 	ConfirmTimeout time.Duration
 	// SDKOnly (mcp.lean: false) turns the lean path off: every request is
 	// served through the go-sdk. Off (the default), a stateless door
@@ -149,7 +150,7 @@ type Options struct {
 // official go-sdk, stateless with JSON answers by default (a call whose tool
 // reports progress is streamed, see framework.ReportProgress), stateful with
 // Options.Stateful. Make it with [New] before
-// framework.Build (its [Door.AfterSeed] and [Door.NormalizeToolName] are
+// host.Build (its [Door.AfterSeed] and [Door.NormalizeToolName] are
 // Build options), then [Door.Attach] the built App before serving, and
 // mount [Door.Mount] (or [Door.Handler]) inside the session middleware.
 //
@@ -162,7 +163,7 @@ type Door struct {
 	log        *slog.Logger
 	signer     *signer
 	maxBody    int64
-	jsonLimits framework.JSONLimits
+	jsonLimits host.JSONLimits
 	hosts      *hostPolicy // nil: no DNS-rebinding check
 	allow      []string    // Options.Tools; nil: every exposed tool
 	info       ServerInfo
@@ -179,7 +180,7 @@ type Door struct {
 	initResults    map[string][]byte // lean: the initialize results by protocol version
 	leanAnswers    atomic.Uint64     // requests the lean path answered
 
-	app     *framework.App
+	app     *host.App
 	filter  func(context.Context, *framework.SeedBody) ([]string, error) // nil: every seed is unrestricted
 	tools   map[string]*exposed
 	sorted  []*exposed // exposed tools sorted by name
@@ -258,7 +259,7 @@ func New(opts Options) (*Door, error) {
 // NormalizeToolName strips this instance's MCP namespace from a tool name
 // as MCP-native agents record it (contract d.7): "mcp__<instance>__<tool>"
 // becomes "<tool>"; any other name, another server's prefix included, is
-// returned unchanged. Pass it as framework.Options.NormalizeToolName, only
+// returned unchanged. Pass it as host.Options.NormalizeToolName, only
 // when the instance exposes its tools over MCP.
 func (d *Door) NormalizeToolName(name string) string {
 	if rest, ok := strings.CutPrefix(name, d.prefix); ok {
@@ -290,9 +291,10 @@ func NormalizeToolName(name, serverName string) string {
 	return name
 }
 
-// Attach exposes app's tools: it runs the startup checks, calls the
-// server's Tools hook (framework.ToolsProvider, on the outer server value;
-// default: every typed tool) and builds the MCP server. app must have been
+// Attach exposes app's tools: it runs the startup checks, takes the tools
+// the server's Tools hook chose (host.App.ExposedTools; the hook is
+// framework.ToolsProvider, on the outer server value; default: every typed
+// tool) and builds the MCP server. app must have been
 // built with this Door's AfterSeed and NormalizeToolName, under the same
 // instance name.
 //
@@ -312,7 +314,7 @@ func NormalizeToolName(name, serverName string) string {
 // A nil or empty Tools answer exposes nothing: /mcp still answers and the
 // seed still carries the "mcp" key. Attach must return before the door
 // serves; it can be called once.
-func (d *Door) Attach(app *framework.App) error {
+func (d *Door) Attach(app *host.App) error {
 	if app == nil {
 		return errors.New("mcpexpose: Attach(nil)")
 	}
@@ -327,7 +329,7 @@ func (d *Door) Attach(app *framework.App) error {
 		errs = append(errs, errors.New("the server installs non-Gym middleware (Router.Use), which direct MCP dispatch "+
 			"would silently skip: wrap tool calls with framework.Intercept instead (it runs on both doors), or set expose_tools_over_mcp: false"))
 	}
-	tools, err := d.exposedTools(app)
+	tools, err := app.ExposedTools()
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -343,21 +345,6 @@ func (d *Door) Attach(app *framework.App) error {
 		return fmt.Errorf("mcpexpose: instance %q: %w", d.instance, err)
 	}
 	return nil
-}
-
-// exposedTools calls the Tools hook, turning a panic into an error.
-func (d *Door) exposedTools(app *framework.App) (tools []framework.Tool, err error) {
-	harvested := app.Tools()
-	tp, ok := app.Server().(framework.ToolsProvider)
-	if !ok {
-		return harvested, nil
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			tools, err = nil, fmt.Errorf("the Tools hook panicked: %v", p)
-		}
-	}()
-	return tp.Tools(harvested, app.CatchAll()), nil
 }
 
 // Tools returns the exposed tools, sorted by name (what an unrestricted
@@ -380,13 +367,13 @@ func (d *Door) Tools() []framework.Tool {
 func (d *Door) Handler() http.Handler { return d }
 
 // Mount returns a handler that serves /mcp, /mcp/..., and the same under
-// /ng-rollout/<id>/ (the prefix stripped, as framework.StripRolloutPrefix
+// /ng-rollout/<id>/ (the prefix stripped, as host.StripRolloutPrefix
 // does), with the door, without redirects, and passes every other request
 // to next unchanged (typically the body limit around App.Handler). Put the
 // session middleware around the result, so that /mcp answers carry the
 // session cookie like every other answer.
 func (d *Door) Mount(next http.Handler) http.Handler {
-	door := framework.StripRolloutPrefix(d)
+	door := host.StripRolloutPrefix(d)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isMCPPath(r.URL.Path) {
 			door.ServeHTTP(w, r)
@@ -410,7 +397,7 @@ func isMCPPath(p string) bool {
 }
 
 // validRolloutID matches ^[A-Za-z0-9][A-Za-z0-9._-]*$, the rollout ids
-// framework.StripRolloutPrefix strips.
+// host.StripRolloutPrefix strips.
 func validRolloutID(id string) bool {
 	if id == "" || !isAlnum(id[0]) {
 		return false

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/framework"
+	fwhost "github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/mcpexpose"
 )
 
@@ -44,14 +45,14 @@ func TestAttachChecks(t *testing.T) {
 	if err := d.Attach(nil); err == nil {
 		t.Error("Attach(nil) succeeded")
 	}
-	other, err := framework.Build(context.Background(), &Store{}, framework.Options{Name: "other"})
+	other, err := fwhost.Build(context.Background(), &Store{}, fwhost.Options{Name: "other"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Attach(other); err == nil || !strings.Contains(err.Error(), `instance "other"`) {
 		t.Errorf("App of another instance: %v", err)
 	}
-	app, err := framework.Build(context.Background(), &Store{}, framework.Options{Name: "store", AfterSeed: d.AfterSeed})
+	app, err := fwhost.Build(context.Background(), &Store{}, fwhost.Options{Name: "store", AfterSeed: d.AfterSeed})
 	if err != nil {
 		t.Fatal(err)
 	}

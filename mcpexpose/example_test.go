@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gymkit/gymkit/framework"
+	fwhost "github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/mcpexpose"
 	"github.com/gymkit/gymkit/session"
 )
@@ -34,7 +35,7 @@ func (g *Greeter) Routes(r *framework.Router) {
 	})
 }
 
-// The host's wiring: the door's seams go into framework.Build, Attach runs
+// The host's wiring: the door's seams go into fwhost.Build, Attach runs
 // the startup checks, and /mcp is mounted inside the session middleware.
 // The rollout seeds over HTTP and calls the tool over MCP with its token.
 func Example() {
@@ -46,7 +47,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	app, err := framework.Build(ctx, new(Greeter), framework.Options{
+	app, err := fwhost.Build(ctx, new(Greeter), fwhost.Options{
 		Name: "greeter", AfterSeed: door.AfterSeed, NormalizeToolName: door.NormalizeToolName,
 	})
 	if err != nil {

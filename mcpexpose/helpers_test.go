@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gymkit/gymkit/framework"
+	fwhost "github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/internal/testkit/syncbuf"
 	"github.com/gymkit/gymkit/mcpexpose"
 	"github.com/gymkit/gymkit/session"
@@ -241,7 +242,7 @@ func compose(t testing.TB, srv framework.Server, ho hostOptions) (*host, http.Ha
 	cookie := "store___" + ho.instance
 	sm := session.MustNewManager(session.Options{CookieName: cookie, State: ho.state})
 	h := &host{sessions: sm, cookie: cookie, logs: logs}
-	opts := framework.Options{Name: ho.instance, Logger: log}
+	opts := fwhost.Options{Name: ho.instance, Logger: log}
 	if !ho.noMCP {
 		o := mcpexpose.Options{Instance: ho.instance, ServerType: "store", Secret: []byte("test secret, 32 bytes at least.."),
 			Loopback: true, Sessions: sm, Logger: log}
@@ -255,7 +256,7 @@ func compose(t testing.TB, srv framework.Server, ho hostOptions) (*host, http.Ha
 		h.door = door
 		opts.AfterSeed, opts.NormalizeToolName = door.AfterSeed, door.NormalizeToolName
 	}
-	app, err := framework.Build(context.Background(), srv, opts)
+	app, err := fwhost.Build(context.Background(), srv, opts)
 	if err != nil {
 		return nil, nil, err
 	}

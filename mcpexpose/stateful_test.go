@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gymkit/gymkit/framework"
+	fwhost "github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/mcpexpose"
 	"github.com/gymkit/gymkit/session"
 )
@@ -89,14 +90,14 @@ var keys = map[string]string{"alice": "alice-key-0123456789", "bob": "bob-key-01
 // bearerAuth is the bearer layer of the test hosts, a stand-in for the
 // host's API keys (server/internal/authn, which only package server may
 // import): a request whose Authorization is "Bearer <key>" of one of keys
-// goes on with that key's name as its principal (framework.WithPrincipal),
+// goes on with that key's name as its principal (fwhost.WithPrincipal),
 // as the host's auth block passes it; any other is answered 401.
 func bearerAuth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 			for name, k := range keys {
 				if key == k {
-					next.ServeHTTP(w, r.WithContext(framework.WithPrincipal(r.Context(), name)))
+					next.ServeHTTP(w, r.WithContext(fwhost.WithPrincipal(r.Context(), name)))
 					return
 				}
 			}
@@ -122,7 +123,7 @@ func interactiveHost(t testing.TB, opts func(*mcpexpose.Options)) (string, *Inte
 		t.Fatal(err)
 	}
 	srv := &Interactive{cancelled: make(chan error, 1), started: make(chan struct{}, 1)}
-	app, err := framework.Build(context.Background(), srv, framework.Options{Name: "i", Logger: log,
+	app, err := fwhost.Build(context.Background(), srv, fwhost.Options{Name: "i", Logger: log,
 		AfterSeed: door.AfterSeed, NormalizeToolName: door.NormalizeToolName})
 	if err != nil {
 		t.Fatal(err)

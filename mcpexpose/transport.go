@@ -16,7 +16,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/internal/bodyio"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // ServeHTTP serves the /mcp endpoint (contract d.5). It answers what the
@@ -308,8 +310,8 @@ func accepts(values []string) (jsonOK, streamOK bool) {
 // and the SDK does not (NaN, invalid UTF-8, ...), go on, for the SDK to
 // answer as before (-32700, see rewriter.finish).
 func (d *Door) checkBody(w http.ResponseWriter, body []byte) bool {
-	err := framework.CheckJSON(body, d.jsonLimits)
-	var se *framework.JSONSyntaxError
+	err := host.CheckJSON(body, d.jsonLimits)
+	var se *pyjson.SyntaxError
 	var fe *framework.Error
 	switch {
 	case err == nil:

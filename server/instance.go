@@ -11,6 +11,7 @@ import (
 
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/session"
 )
 
@@ -68,7 +69,7 @@ type InstanceOptions struct {
 // routes are built, wrap the built routes or mount more routes beside them,
 // and announce its endpoints on the ready line with [Instance.Announce]. The
 // MCP door (/mcp, when expose_tools_over_mcp is true) is meant to be one:
-// Configure sets framework.Options.AfterSeed (the "mcp" key of the seed
+// Configure sets host.Options.AfterSeed (the "mcp" key of the seed
 // answer) and NormalizeToolName, Mount mounts /mcp.
 //
 // Both functions are optional and are called once per instance, in the order
@@ -79,19 +80,19 @@ type InstanceOptions struct {
 type Extension struct {
 	// Name names the extension in errors ("mcp").
 	Name string
-	// Configure runs before framework.Build, with inst.App still nil: it may
+	// Configure runs before host.Build, with inst.App still nil: it may
 	// set the hooks of opts (AfterSeed, NormalizeToolName). A hook already
 	// set by an earlier extension should be chained, not dropped.
-	Configure func(inst *Instance, opts *framework.Options) error
-	// Mount runs after framework.Build. next serves everything so far: the
-	// App's routes (framework's App.Handler, which already strips
+	Configure func(inst *Instance, opts *host.Options) error
+	// Mount runs after host.Build. next serves everything so far: the
+	// App's routes (host.App.Handler, which already strips
 	// /ng-rollout/<id>/ prefixes) wrapped by the earlier extensions; the
 	// returned handler replaces it. The host then puts two layers around the
 	// last one, so every route an extension mounts gets them too: the body
 	// limit (413) inside, and the session middleware (the rollout's
 	// Set-Cookie on every answer, session.ID in the request context)
 	// outermost. Routes mounted here answer under /ng-rollout/<id>/ only if
-	// Mount wraps them with framework.StripRolloutPrefix.
+	// Mount wraps them with host.StripRolloutPrefix.
 	Mount func(inst *Instance, next http.Handler) (http.Handler, error)
 	// OwnsBody, when set, reports the requests whose body limit the
 	// extension enforces itself, with its own 413 answer: the host's limit
@@ -145,8 +146,8 @@ type Instance struct {
 	// Config is the instance's configuration as loaded; the zero value when
 	// the instance was built without YAML.
 	Config config.Instance
-	// App is the server's built routes (framework.Build).
-	App *framework.App
+	// App is the server's built routes (host.Build).
+	App *host.App
 	// Sessions is the instance's rollout session manager.
 	Sessions *session.Manager
 	// MaxBodyBytes is the request body limit in force, in bytes (> 0).
@@ -183,7 +184,7 @@ type Instance struct {
 func CookieName(serverType, name string) string { return serverType + "___" + name }
 
 // NewInstance builds one instance: it makes the session manager, runs the
-// extensions' Configure functions, builds srv's App (framework.Build, which
+// extensions' Configure functions, builds srv's App (host.Build, which
 // runs the Provision hook and calls Routes), runs the extensions' Mount
 // functions in order, and wraps the result in the body limit (except for the
 // requests an extension limits itself, see Extension.OwnsBody) and then the
@@ -191,7 +192,7 @@ func CookieName(serverType, name string) string { return serverType + "___" + na
 // cookie). srv must already hold its decoded config
 // (config.Instance.Decode). NewInstance binds nothing.
 //
-// The error names the instance; it is a framework.Build error (a route
+// The error names the instance; it is a host.Build error (a route
 // registration problem, no /verify, a Provision failure), an extension's
 // error, or a missing name or server type.
 func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions) (*Instance, error) {
@@ -286,7 +287,7 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 	if !inst.Config.NoOpenAPI {
 		exts = append(slices.Clip(exts), openAPIExtension())
 	}
-	fopts := framework.Options{Name: name, Logger: log, SharedSessionState: opts.Sessions == nil && opts.Config.Session.Store == config.SessionStoreRedis}
+	fopts := host.Options{Name: name, Logger: log, SharedSessionState: opts.Sessions == nil && opts.Config.Session.Store == config.SessionStoreRedis}
 	if metrics != nil {
 		metrics.watchStore(baseStore(sm.State()))
 		fopts.Interceptors = append(fopts.Interceptors, metrics.interceptor()) // every tool call feeds the metrics
@@ -307,7 +308,7 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 	if err != nil {
 		return nil, fail("", err)
 	}
-	app, err := framework.Build(ctx, srv, fopts)
+	app, err := host.Build(ctx, srv, fopts)
 	if err != nil {
 		return nil, fail("", err)
 	}

@@ -7,12 +7,13 @@ import (
 
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/mcpexpose"
 )
 
 // mcpExtension is the MCP door (package mcpexpose) as an [Extension]: built
 // into every instance whose config says expose_tools_over_mcp: true, before
-// any other extension. Configure makes the door and gives framework.Build its
+// any other extension. Configure makes the door and gives host.Build its
 // seams (the "mcp" key of the seed answer, verify-time name normalization);
 // Mount attaches the built App (the startup refusals), announces " mcp=<url>"
 // on the ready line and serves /mcp, /mcp/ and /ng-rollout/<id>/mcp inside the
@@ -21,7 +22,7 @@ func mcpExtension() Extension {
 	var door *mcpexpose.Door
 	return Extension{
 		Name: "mcp",
-		Configure: func(inst *Instance, opts *framework.Options) error {
+		Configure: func(inst *Instance, opts *host.Options) error {
 			d, err := mcpexpose.New(mcpexpose.Options{
 				Instance:       inst.Name,
 				ServerType:     inst.ServerType,
@@ -31,7 +32,7 @@ func mcpExtension() Extension {
 				AllowedOrigins: corsOrigins(inst.Config.CORS),
 				Loopback:       mcpexpose.IsLoopback(inst.Config.Host),
 				MaxBodyBytes:   inst.MaxBodyBytes,
-				JSONLimits: framework.JSONLimits{MaxDepth: inst.Config.MaxJSONDepth,
+				JSONLimits: host.JSONLimits{MaxDepth: inst.Config.MaxJSONDepth,
 					MaxElements: inst.Config.MaxJSONElements},
 				Sessions: inst.Sessions,
 				Logger:   inst.Logger,
@@ -92,7 +93,8 @@ func corsOrigins(c *config.CORSConfig) []string {
 // such as a dispatcher's catch-all tools), or every typed tool without a
 // hook, narrowed by mcp.tools. With expose_tools_over_mcp on it is the MCP
 // door's own list; with it off, the list the door would show if it were
-// on, as gymkit tools shows it (the door's startup checks not applied).
+// on, as gymkit tools shows it (the door's startup checks not applied; nil
+// when the Tools hook panicked).
 func (in *Instance) ListedTools() []framework.Tool {
 	if in.mcpTools != nil {
 		return in.mcpTools()
@@ -100,9 +102,9 @@ func (in *Instance) ListedTools() []framework.Tool {
 	if in.App == nil {
 		return nil
 	}
-	tools := in.App.Tools()
-	if tp, ok := in.App.Server().(framework.ToolsProvider); ok {
-		tools = slices.Clone(exposedTools(tp, in.App))
+	tools, err := in.App.ExposedTools()
+	if err != nil {
+		return nil // a panicking Tools hook (the door, when on, failed the startup with it)
 	}
 	if allow := in.Config.MCP.Tools; allow != nil {
 		tools = slices.DeleteFunc(tools, func(t framework.Tool) bool { return !slices.Contains(allow, t.Name) })

@@ -20,6 +20,7 @@ import (
 
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/internal/testkit/syncbuf"
 	"github.com/gymkit/gymkit/server"
 )
@@ -153,7 +154,7 @@ func TestExtension(t *testing.T) {
 	var configured, mounted *server.Instance
 	ext := server.Extension{
 		Name: "door",
-		Configure: func(inst *server.Instance, fo *framework.Options) error {
+		Configure: func(inst *server.Instance, fo *host.Options) error {
 			configured = inst
 			if inst.App != nil || fo.Name != "ext" {
 				t.Errorf("Configure: App %v, framework options name %q; want nil and ext", inst.App, fo.Name)
@@ -206,7 +207,7 @@ func TestExtension(t *testing.T) {
 	}
 
 	for _, bad := range []server.Extension{
-		{Name: "closed", Configure: func(*server.Instance, *framework.Options) error { return errors.New("no door today") }},
+		{Name: "closed", Configure: func(*server.Instance, *host.Options) error { return errors.New("no door today") }},
 		{Name: "closed", Mount: func(*server.Instance, http.Handler) (http.Handler, error) { return nil, errors.New("no door today") }},
 	} {
 		_, err = server.NewInstance(context.Background(), new(gated), server.InstanceOptions{

@@ -9,6 +9,7 @@ import (
 
 	"fmt"
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/server"
 	"github.com/gymkit/gymkit/session"
 	"net/http"
@@ -198,7 +199,7 @@ func TestSessionExpiredCookie(t *testing.T) {
 // TestSessionNoSessionInContext: calling a tool outside the session middleware
 // (App.Tools()[i].Call with a bare context) must fail cleanly, not panic.
 func TestSessionNoSessionInContext(t *testing.T) {
-	app, err := framework.Build(context.Background(), &breakEnv{}, framework.Options{})
+	app, err := host.Build(context.Background(), &breakEnv{}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -257,7 +257,7 @@ func buildOne(ctx context.Context, ci config.Instance, log *slog.Logger) (*serve
 		}
 		return nil, fmt.Errorf("instance %q (server type %q): %w", ci.Name, ci.ServerType, err)
 	}
-	return server.NewInstance(ctx, srv, server.InstanceOptions{Config: ci, Logger: log})
+	return server.NewInstance(ctx, srv, ci, server.InstanceOptions{Logger: log})
 }
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {

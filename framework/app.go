@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework/internal/hostlink"
 	"github.com/gymkit/gymkit/internal/bodyio"
 	"github.com/gymkit/gymkit/internal/lax"
@@ -26,17 +26,12 @@ import (
 // reads them.
 type buildOptions struct {
 	Name               string
+	Config             *config.Instance // nil: config.Defaults()
 	Logger             *slog.Logger
 	SharedSessionState bool
 	AfterSeed          func(ctx context.Context, body *SeedBody, result []byte) ([]byte, error)
 	NormalizeToolName  func(name string) string
 	CloseSession       func(ctx context.Context) error
-	NoCloseSession     bool
-	ToolTimeout        time.Duration
-	ToolTimeouts       map[string]time.Duration
-	MaxJSONDepth       int
-	MaxJSONElements    int
-	MaskInternalErrors bool
 	Interceptors       []Interceptor
 }
 
@@ -55,6 +50,10 @@ type app struct {
 	mw       []func(http.Handler) http.Handler
 	handler  http.Handler
 	opts     buildOptions
+	// The framework keys the App reads: close_session and
+	// mask_internal_errors (tool_timeout(s) are the tools', max_json_* are
+	// jsonLimits).
+	closeSession, mask bool
 	// The Tools hook's answer or its panic, from its one call (exposedTools).
 	exposedOnce sync.Once
 	exposed     []Tool
@@ -67,6 +66,10 @@ type app struct {
 func build(ctx context.Context, srv Server, opts buildOptions) (*app, error) {
 	if srv == nil {
 		return nil, errors.New("framework: Build(nil)")
+	}
+	cfg := config.Defaults()
+	if opts.Config != nil {
+		cfg = *opts.Config
 	}
 	log := opts.Logger
 	if log == nil {
@@ -88,7 +91,7 @@ func build(ctx context.Context, srv Server, opts buildOptions) (*app, error) {
 	if err := errors.Join(r.errs...); err != nil {
 		return nil, fmt.Errorf("server %s: %w", describe(srv, opts.Name), err)
 	}
-	limits, err := newToolLimits(opts.ToolTimeout, opts.ToolTimeouts, r.tools, r.catchAll != nil)
+	limits, err := newToolLimits(cfg.ToolTimeout, cfg.ToolTimeouts, r.tools, r.catchAll != nil)
 	if err != nil {
 		return nil, fmt.Errorf("server %s: %w", describe(srv, opts.Name), err)
 	}
@@ -101,7 +104,7 @@ func build(ctx context.Context, srv Server, opts buildOptions) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server %s: Intercept: %w", describe(srv, opts.Name), err)
 	}
-	hooks := &callHooks{chain: chain, mask: opts.MaskInternalErrors, log: log}
+	hooks := &callHooks{chain: chain, mask: cfg.MaskInternalErrors, log: log}
 	if et, ok := srv.(ErrorTexter); ok {
 		hooks.text = et
 	}
@@ -113,7 +116,8 @@ func build(ctx context.Context, srv Server, opts buildOptions) (*app, error) {
 	}
 	a := &app{srv: srv, name: opts.Name, log: log, tools: r.tools, catchAll: r.catchAll,
 		seed: r.seed, verify: r.verify, mw: r.middleware, opts: opts,
-		jsonLimits: resolveLimits(opts.MaxJSONDepth, opts.MaxJSONElements)}
+		closeSession: cfg.CloseSession, mask: cfg.MaskInternalErrors,
+		jsonLimits: pyjson.Limits{MaxDepth: cfg.MaxJSONDepth, MaxElements: cfg.MaxJSONElements}}
 	if a.seed == nil {
 		a.seed = defaultSeed()
 	}
@@ -487,7 +491,7 @@ func (a *app) seedHandler(w http.ResponseWriter, r *http.Request) {
 // so the rollout's state is freed either way and a retry calls the hook
 // again.
 func (a *app) closeHandler(w http.ResponseWriter, r *http.Request) {
-	if a.opts.NoCloseSession {
+	if !a.closeSession {
 		writeJSON(w, 404, []byte(`{"detail":"Not Found"}`))
 		return
 	}
@@ -520,7 +524,7 @@ func (a *app) writeResult(w http.ResponseWriter, r *http.Request, res any) {
 
 func (a *app) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	contentType := errors.Is(err, errContentType)
-	if a.opts.MaskInternalErrors {
+	if a.mask {
 		// Tool calls are masked by their policy already (settled); this
 		// covers the other routes and panics outside a tool.
 		err = maskError(r.Context(), a.log, err, "path", r.URL.Path)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/framework/host"
 )
@@ -50,7 +52,7 @@ func (s *fuzzServer) Routes(r *framework.Router) {
 // streaming decoder and the tree path agree through the door.
 func FuzzRequestBody(f *testing.F) {
 	app, err := host.Build(context.Background(), new(fuzzServer), host.Options{
-		MaxJSONDepth: 32, MaxJSONElements: 5000, Logger: slog.New(slog.DiscardHandler)})
+		Config: new(configtest.Over(config.Instance{MaxJSONDepth: 32, MaxJSONElements: 5000})), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		f.Fatal(err)
 	}

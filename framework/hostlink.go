@@ -14,10 +14,8 @@ import (
 func init() {
 	hostlink.Build = func(ctx context.Context, srv any, o hostlink.Options) (hostlink.App, error) {
 		s, _ := srv.(Server)
-		opts := buildOptions{Name: o.Name, Logger: o.Logger, SharedSessionState: o.SharedSessionState,
-			NormalizeToolName: o.NormalizeToolName, CloseSession: o.CloseSession, NoCloseSession: o.NoCloseSession,
-			ToolTimeout: o.ToolTimeout, ToolTimeouts: o.ToolTimeouts, MaxJSONDepth: o.MaxJSONDepth,
-			MaxJSONElements: o.MaxJSONElements, MaskInternalErrors: o.MaskInternalErrors}
+		opts := buildOptions{Name: o.Name, Config: o.Config, Logger: o.Logger, SharedSessionState: o.SharedSessionState,
+			NormalizeToolName: o.NormalizeToolName, CloseSession: o.CloseSession}
 		if o.AfterSeed != nil {
 			f, ok := o.AfterSeed.(func(context.Context, *SeedBody, []byte) ([]byte, error))
 			if !ok {

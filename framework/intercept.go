@@ -309,7 +309,7 @@ func errorID() string {
 // mapped by the error policy, and every error with masking off, is
 // returned as is. Safe for concurrent use.
 func (a *app) maskOutside(ctx context.Context, err error, attrs ...any) error {
-	if err == nil || !a.opts.MaskInternalErrors {
+	if err == nil || !a.mask {
 		return err
 	}
 	return maskError(ctx, a.log, err, attrs...)

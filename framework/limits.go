@@ -8,22 +8,23 @@ import (
 	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
-// resolveLimits returns the parse limits of a request body: max_json_depth
-// and max_json_elements, zero or negative meaning their defaults, and a
-// depth beyond the default meaning the default too.
-func resolveLimits(maxDepth, maxElements int) pyjson.Limits {
-	if maxDepth <= 0 || maxDepth > config.DefaultMaxJSONDepth {
-		maxDepth = config.DefaultMaxJSONDepth
-	}
-	if maxElements <= 0 {
-		maxElements = config.DefaultMaxJSONElements
-	}
-	return pyjson.Limits{MaxDepth: maxDepth, MaxElements: maxElements}
+// defaultLimits are the parse limits of a request body with
+// max_json_depth's and max_json_elements's defaults.
+func defaultLimits() pyjson.Limits {
+	d := config.Defaults()
+	return pyjson.Limits{MaxDepth: d.MaxJSONDepth, MaxElements: d.MaxJSONElements}
 }
 
 // checkJSON is framework/host's CheckJSON (documented there).
 func checkJSON(data []byte, maxDepth, maxElements int) error {
-	err := pyjson.Check(data, resolveLimits(maxDepth, maxElements))
+	lim := defaultLimits()
+	if maxDepth > 0 && maxDepth < lim.MaxDepth {
+		lim.MaxDepth = maxDepth
+	}
+	if maxElements > 0 {
+		lim.MaxElements = maxElements
+	}
+	err := pyjson.Check(data, lim)
 	if fe := jsonLimitError(err); fe != nil {
 		return fe
 	}

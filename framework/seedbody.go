@@ -56,7 +56,7 @@ func (s *SeedBody) isPlain() bool {
 // each seed itself: ParseSeedBody is for calling a seed hook in a test or
 // from a host of one's own.
 func ParseSeedBody(data []byte) (*SeedBody, error) {
-	lim := resolveLimits(0, 0)
+	lim := defaultLimits()
 	kind, err := pyjson.CheckKind(data, lim)
 	if err != nil {
 		return nil, err

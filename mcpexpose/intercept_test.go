@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	fwhost "github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/mcpexpose"
@@ -97,7 +98,8 @@ func guardedHost(t *testing.T, srv framework.Server, fw func(*fwhost.Options)) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := fwhost.Options{Name: "store", Logger: log, AfterSeed: door.AfterSeed, NormalizeToolName: door.NormalizeToolName}
+	cfg := config.Defaults()
+	opts := fwhost.Options{Name: "store", Config: &cfg, Logger: log, AfterSeed: door.AfterSeed, NormalizeToolName: door.NormalizeToolName}
 	if fw != nil {
 		fw(&opts)
 	}
@@ -335,7 +337,9 @@ func TestToolCallLogLine(t *testing.T) {
 	t.Parallel()
 	// Only slow has a limit: a 50 ms limit on every tool would turn a quick
 	// call into a 504 on a loaded machine.
-	h := guardedHost(t, &Guarded{}, func(o *fwhost.Options) { o.ToolTimeouts = map[string]time.Duration{"slow": 50 * time.Millisecond} })
+	h := guardedHost(t, &Guarded{}, func(o *fwhost.Options) {
+		o.Config.ToolTimeouts = map[string]time.Duration{"slow": 50 * time.Millisecond}
+	})
 	ro := h.seed(`{}`)
 	sid := ""
 	h.post("/greet", `{"name":"x"}`, ro.cookie)
@@ -378,7 +382,7 @@ func TestInterceptorSeesTimeout(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
 	h := guardedHost(t, &Guarded{interceptors: []framework.Interceptor{rec.interceptor}},
-		func(o *fwhost.Options) { o.ToolTimeout = 30 * time.Millisecond })
+		func(o *fwhost.Options) { o.Config.ToolTimeout = 30 * time.Millisecond })
 	ro := h.seed(`{}`)
 	if r := h.post("/slow", `{}`, ro.cookie); r.Status != 504 {
 		t.Errorf("HTTP: %d %s", r.Status, r.Body)
@@ -395,7 +399,7 @@ var maskedText = regexp.MustCompile(`^Internal error \(id ([0-9a-f]{16})\)$`)
 // left alone.
 func TestMaskInternalErrors(t *testing.T) {
 	t.Parallel()
-	h := guardedHost(t, &Guarded{}, func(o *fwhost.Options) { o.MaskInternalErrors = true })
+	h := guardedHost(t, &Guarded{}, func(o *fwhost.Options) { o.Config.MaskInternalErrors = true })
 	ro := h.seed(`{}`)
 	ids := map[string]string{}
 	check := func(where, text string) {
@@ -469,7 +473,7 @@ func TestErrorTextHook(t *testing.T) {
 		}
 		return "", false
 	}}
-	h := guardedHost(t, srv, func(o *fwhost.Options) { o.MaskInternalErrors = true })
+	h := guardedHost(t, srv, func(o *fwhost.Options) { o.Config.MaskInternalErrors = true })
 	ro := h.seed(`{}`)
 	if r := h.post("/db", `{}`, ro.cookie); r.Status != 500 || string(r.Body) != `"The database of db is unavailable"` {
 		t.Errorf("HTTP /db: %d %s", r.Status, r.Body)

@@ -135,7 +135,7 @@ func Start(ctx context.Context, opts EmbedOptions) (*Embedded, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	inst, err := server.NewInstance(ctx, srv, server.InstanceOptions{Config: ci, Logger: log})
+	inst, err := server.NewInstance(ctx, srv, ci, server.InstanceOptions{Logger: log})
 	if err != nil {
 		ln.Close()
 		return nil, err

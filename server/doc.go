@@ -45,8 +45,9 @@
 // into it, assigns free ports, builds each instance with [NewInstance] and
 // binds it. Configuration problems of every instance are reported together,
 // as config.Problems, before any port is bound. [NewInstance] alone builds
-// one instance from a server value, for tests (package servertest) and
-// in-process use.
+// one instance from a server value and its config.Instance (loaded, or
+// config.Defaults() changed), for tests (package servertest) and in-process
+// use.
 //
 // # Serving and draining
 //

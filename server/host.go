@@ -210,7 +210,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	}
 	var errs []error
 	for i, ci := range cis {
-		in, err := NewInstance(ctx, servers[i], InstanceOptions{Config: ci, Logger: log, Extensions: opts.Extensions})
+		in, err := NewInstance(ctx, servers[i], ci, InstanceOptions{Logger: log, Extensions: opts.Extensions})
 		if err != nil {
 			errs = append(errs, err)
 			continue

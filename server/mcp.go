@@ -31,7 +31,7 @@ func mcpExtension() Extension {
 				AllowedHosts:   inst.Config.MCPAllowedHosts,
 				AllowedOrigins: corsOrigins(inst.Config.CORS),
 				Loopback:       mcpexpose.IsLoopback(inst.Config.Host),
-				MaxBodyBytes:   inst.MaxBodyBytes,
+				MaxBodyBytes:   inst.Config.MaxBodyBytes,
 				JSONLimits: host.JSONLimits{MaxDepth: inst.Config.MaxJSONDepth,
 					MaxElements: inst.Config.MaxJSONElements},
 				Sessions: inst.Sessions,
@@ -45,7 +45,7 @@ func mcpExtension() Extension {
 				SessionIdleTimeout:      inst.Config.MCP.SessionIdleTimeout,
 				MaxSessionsPerPrincipal: inst.Config.MCP.MaxSessionsPerPrincipal,
 				ConfirmTimeout:          inst.Config.MCP.ConfirmTimeout,
-				SDKOnly:                 inst.Config.MCP.Lean != nil && !*inst.Config.MCP.Lean,
+				SDKOnly:                 !inst.Config.MCP.Lean,
 			})
 			if err != nil {
 				return err

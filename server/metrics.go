@@ -85,9 +85,6 @@ type toolSeries struct {
 // and process collectors and gymkit's metrics (docs/operations.md).
 func newInstanceMetrics(name, serverType string, cfg config.MetricsConfig, draining func() bool) *instanceMetrics {
 	m := &instanceMetrics{reg: prometheus.NewRegistry(), path: cfg.Path}
-	if m.path == "" {
-		m.path = config.DefaultMetricsPath
-	}
 	m.toolCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "gymkit_tool_calls_total",
 		Help: "Tool calls that reached the tool's interceptors, by tool and door (http: POST /<tool>, mcp: tools/call), whatever their outcome.",

@@ -209,7 +209,7 @@ func OpenAPI(inst *Instance) ([]byte, error) {
 		ref("VerifyRequest"), ref("VerifyResponse"), withValidation)
 	d.add("/aggregate_metrics", "post", "Aggregate Metrics", "Compute aggregate metrics from verify responses.",
 		ref("AggregateMetricsRequest"), ref("AggregateMetrics"), withValidation)
-	if !inst.Config.NoCloseSession {
+	if inst.Config.CloseSession {
 		d.add("/close_session", "post", "Close Session", "End the rollout: free its session state.", nil, json.RawMessage(`{}`), noValidation)
 	}
 	app := inst.App

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"time"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/framework/internal/hostlink"
 )
@@ -16,6 +16,15 @@ type Options struct {
 	// Name is the instance name (the top-level YAML key); it is given to
 	// Base.InstanceName and used in logs. Zero: "".
 	Name string
+	// Config is the instance's configuration, loaded by config.Load or
+	// built from config.Defaults(). Build reads the framework keys the App
+	// serves with: tool_timeout and tool_timeouts (a call still running
+	// past its limit is answered 504; a tool_timeouts name that is no typed
+	// tool fails Build without a Dispatch route), max_json_depth and
+	// max_json_elements (a request body beyond them is answered 413 naming
+	// the key), mask_internal_errors and close_session (see
+	// config.Instance). Nil: config.Defaults().
+	Config *config.Instance
 	// Logger receives request errors and recovered panics. Nil: slog.Default().
 	Logger *slog.Logger
 	// SharedSessionState tells the environment ([framework.Base.SharedSessionState])
@@ -45,47 +54,6 @@ type Options struct {
 	// with it). Its error answers the close as a tool error would (a 500
 	// for a plain error). Nil: only the hook runs.
 	CloseSession func(ctx context.Context) error
-	// NoCloseSession turns POST /close_session off: it then answers 404
-	// {"detail":"Not Found"} (the name stays reserved, so a Dispatch
-	// catch-all never sees it). Zero: the route is served.
-	NoCloseSession bool
-	// ToolTimeout bounds every tool call (both doors; not /seed_session,
-	// /verify or /aggregate_metrics): a call still running after it is
-	// answered 504 {"detail":"Tool '<name>' timed out after <d>"} (over MCP
-	// the isError "HTTP 504 from POST /<name>: ..."), its context is
-	// canceled, the answer does not wait for the handler, and a
-	// session.Update it makes from then on writes nothing
-	// (session.ErrDeadline). Zero or negative: no limit (config
-	// tool_timeout).
-	ToolTimeout time.Duration
-	// ToolTimeouts are per-tool limits by tool name (config tool_timeouts),
-	// replacing ToolTimeout for those tools; 0 means no limit for that tool.
-	// Without a Dispatch route every name must be a typed tool's (Build fails
-	// otherwise); with one, any name may be a dispatcher tool. Nil: none.
-	ToolTimeouts map[string]time.Duration
-	// MaxJSONDepth bounds the nesting of arrays and objects in a request
-	// body (config max_json_depth; at most config.DefaultMaxJSONDepth,
-	// which larger values mean too): a deeper body is answered 413
-	// {"detail": "Request body nested too deeply: ... (max_json_depth)"}.
-	// Zero or negative: config.DefaultMaxJSONDepth.
-	MaxJSONDepth int
-	// MaxJSONElements bounds the JSON values of a request body (config
-	// max_json_elements; every scalar, array and object counts one), checked
-	// while parsing so that the memory a parse takes is bounded by it: a
-	// body with more is answered 413 {"detail":"Request body too complex:
-	// ... (max_json_elements)"}. Zero or negative:
-	// config.DefaultMaxJSONElements.
-	MaxJSONElements int
-	// MaskInternalErrors (config mask_internal_errors) replaces the detail
-	// of every 500 answer, on both doors, with "Internal error (id <id>)",
-	// <id> being 16 random hex digits logged ("internal error masked", at
-	// Error) with the real error: HTTP keeps the shape (a JSON string for
-	// a plain error or a panic, {"detail": ...} for an Errorf 500); over
-	// MCP the isError text is "HTTP 500 from POST /<tool>: Internal error
-	// (id <id>)". Other statuses, a detail an [framework.ErrorTexter]
-	// chose, and the MCP door's own answers are left alone. Zero: details
-	// are shown (NeMo's behaviour).
-	MaskInternalErrors bool
 	// Interceptors are the host's interceptors: they wrap every tool call
 	// of the App on both doors, exactly as the environment's own
 	// ([framework.Intercept], same rules for ordering among themselves,
@@ -114,10 +82,8 @@ type App struct {
 // duplicates, a second Dispatch) and refuses a server without Verify; a
 // Provision error is returned wrapped.
 func Build(ctx context.Context, srv framework.Server, opts Options) (*App, error) {
-	o := hostlink.Options{Name: opts.Name, Logger: opts.Logger, SharedSessionState: opts.SharedSessionState,
-		NormalizeToolName: opts.NormalizeToolName, CloseSession: opts.CloseSession, NoCloseSession: opts.NoCloseSession,
-		ToolTimeout: opts.ToolTimeout, ToolTimeouts: opts.ToolTimeouts, MaxJSONDepth: opts.MaxJSONDepth,
-		MaxJSONElements: opts.MaxJSONElements, MaskInternalErrors: opts.MaskInternalErrors}
+	o := hostlink.Options{Name: opts.Name, Config: opts.Config, Logger: opts.Logger, SharedSessionState: opts.SharedSessionState,
+		NormalizeToolName: opts.NormalizeToolName, CloseSession: opts.CloseSession}
 	if opts.AfterSeed != nil {
 		o.AfterSeed = opts.AfterSeed
 	}
@@ -178,9 +144,9 @@ func (a *App) HasMiddleware() bool { return a.a.HasMiddleware() }
 // around it.
 func (a *App) Handler() http.Handler { return a.a.Handler() }
 
-// MaskError applies [Options.MaskInternalErrors] to an error that a door
-// answers itself, outside the tool call (the MCP door's encoding failures
-// and escaped panics): with masking on, a 500 error becomes one whose
+// MaskError applies mask_internal_errors ([Options.Config]) to an error that
+// a door answers itself, outside the tool call (the MCP door's encoding
+// failures and escaped panics): with masking on, a 500 error becomes one whose
 // detail is "Internal error (id <id>)", the id logged with err and attrs
 // (slog key-value pairs); any other error, an error already masked or
 // mapped by the error policy, and every error with masking off, is

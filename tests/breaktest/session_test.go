@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"fmt"
+	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/server"
@@ -156,7 +158,7 @@ func TestSessionCookieForgeries(t *testing.T) {
 func TestSessionExpiredCookie(t *testing.T) {
 	clock := &fakeClock{t: time.Now()}
 	m := session.MustNewManager(session.Options{CookieName: "exp___exp", Lifetime: 1500 * time.Millisecond, Clock: clock.Now})
-	inst, err := server.NewInstance(context.Background(), &breakEnv{}, server.InstanceOptions{Name: "exp", ServerType: "exp", Sessions: m})
+	inst, err := server.NewInstance(context.Background(), &breakEnv{}, configtest.Named(config.Defaults(), "exp", "exp"), server.InstanceOptions{Sessions: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +267,7 @@ func (c *jarClient) post(t *testing.T, path, body string) incrOut {
 // machine does not expire a session mid-test.
 func TestSessionRefreshRace(t *testing.T) {
 	m := session.MustNewManager(session.Options{CookieName: "ref___ref", Lifetime: time.Minute})
-	inst, err := server.NewInstance(context.Background(), &breakEnv{}, server.InstanceOptions{Name: "ref", ServerType: "ref", Sessions: m})
+	inst, err := server.NewInstance(context.Background(), &breakEnv{}, configtest.Named(config.Defaults(), "ref", "ref"), server.InstanceOptions{Sessions: m})
 	if err != nil {
 		t.Fatal(err)
 	}

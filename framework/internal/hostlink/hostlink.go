@@ -18,6 +18,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/gymkit/gymkit/config"
 )
 
 // Set by package framework's init.
@@ -44,18 +46,13 @@ var (
 // Options are framework/host's Options, with framework's types as any.
 type Options struct {
 	Name               string
+	Config             *config.Instance
 	Logger             *slog.Logger
 	SharedSessionState bool
 	// AfterSeed is a func(context.Context, *framework.SeedBody, []byte) ([]byte, error), or nil.
-	AfterSeed          any
-	NormalizeToolName  func(name string) string
-	CloseSession       func(ctx context.Context) error
-	NoCloseSession     bool
-	ToolTimeout        time.Duration
-	ToolTimeouts       map[string]time.Duration
-	MaxJSONDepth       int
-	MaxJSONElements    int
-	MaskInternalErrors bool
+	AfterSeed         any
+	NormalizeToolName func(name string) string
+	CloseSession      func(ctx context.Context) error
 	// Interceptors is a []framework.Interceptor, or nil.
 	Interceptors any
 }

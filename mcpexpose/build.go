@@ -217,7 +217,7 @@ func (d *Door) build(app *host.App, tools []framework.Tool) error {
 	d.sdk = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless:                  true,
 		JSONResponse:               true,
-		DisableLocalhostProtection: true, // the door's own check (Options.Loopback, AllowedHosts)
+		DisableLocalhostProtection: true, // the door's own check (a loopback host, mcp_allowed_hosts)
 		MaxRequestBodyBytes:        d.maxBody,
 		Logger:                     sdkLogger(d.log),
 	})

@@ -18,7 +18,7 @@ func TestNewRequiresInstanceAndSessions(t *testing.T) {
 	if _, err := mcpexpose.New(mcpexpose.Options{Sessions: newSessions()}); err == nil || !strings.Contains(err.Error(), "Instance") {
 		t.Errorf("no instance: %v", err)
 	}
-	if _, err := mcpexpose.New(mcpexpose.Options{Instance: "x"}); err == nil || !strings.Contains(err.Error(), "Sessions") {
+	if _, err := mcpexpose.New(mcpexpose.Options{Config: instanceConfig("x")}); err == nil || !strings.Contains(err.Error(), "Sessions") {
 		t.Errorf("no sessions: %v", err)
 	}
 }
@@ -38,7 +38,7 @@ func TestUnsetSecretWarnsAndStillWorks(t *testing.T) {
 func TestAttachChecks(t *testing.T) {
 	t.Parallel()
 	sm := newSessions()
-	d, _ := mcpexpose.New(mcpexpose.Options{Instance: "store", Sessions: sm, Secret: []byte("k")})
+	d, _ := mcpexpose.New(mcpexpose.Options{Config: instanceConfig("store"), Sessions: sm, Secret: []byte("k")})
 	if _, err := d.AfterSeed(context.Background(), new(framework.SeedBody), []byte(`{}`)); err == nil {
 		t.Error("AfterSeed before Attach succeeded")
 	}
@@ -76,7 +76,7 @@ func TestAttachChecks(t *testing.T) {
 
 func TestHandlerBeforeAttachAnswers503(t *testing.T) {
 	t.Parallel()
-	d, _ := mcpexpose.New(mcpexpose.Options{Instance: "store", Sessions: newSessions(), Secret: []byte("k")})
+	d, _ := mcpexpose.New(mcpexpose.Options{Config: instanceConfig("store"), Sessions: newSessions(), Secret: []byte("k")})
 	rec := httptest.NewRecorder()
 	d.Handler().ServeHTTP(rec, httptest.NewRequest("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)))
 	if rec.Code != 503 || !strings.Contains(rec.Body.String(), `"id":"server-error"`) {

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	fwhost "github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/mcpexpose"
@@ -41,8 +42,10 @@ func (g *Greeter) Routes(r *framework.Router) {
 func Example() {
 	ctx := context.Background()
 	sm := session.MustNewManager(session.Options{CookieName: "greeter___greeter"})
+	cfg := config.Defaults() // or an instance of config.Load
+	cfg.Name = "greeter"
 	door, err := mcpexpose.New(mcpexpose.Options{
-		Instance: "greeter", Secret: []byte("use 32 random bytes in production"), Loopback: true, Sessions: sm,
+		Config: &cfg, Secret: []byte("use 32 random bytes in production"), Sessions: sm,
 	})
 	if err != nil {
 		panic(err)

@@ -93,8 +93,10 @@ func guardedHost(t *testing.T, srv framework.Server, fw func(*fwhost.Options)) *
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cookie := "store___store"
 	sm := session.MustNewManager(session.Options{CookieName: cookie})
-	door, err := mcpexpose.New(mcpexpose.Options{Instance: "store", ServerType: "store",
-		Secret: []byte("test secret, 32 bytes at least.."), Loopback: true, Sessions: sm, Logger: log})
+	doorCfg := config.Defaults() // host 127.0.0.1: the DNS-rebinding check is on
+	doorCfg.Name, doorCfg.ServerType = "store", "store"
+	door, err := mcpexpose.New(mcpexpose.Options{Config: &doorCfg,
+		Secret: []byte("test secret, 32 bytes at least.."), Sessions: sm, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,18 +18,6 @@ import (
 	"github.com/gymkit/gymkit/session"
 )
 
-// Defaults of the stateful door (mcp.stateful: true).
-const (
-	// DefaultSessionIdleTimeout is mcp.session_idle_timeout's default: an
-	// MCP session without a request for 10 minutes (and none in flight) is
-	// gone; its id then answers 404.
-	DefaultSessionIdleTimeout = 10 * time.Minute
-	// DefaultMaxSessionsPerPrincipal is mcp.max_sessions_per_principal's
-	// default: 100 live MCP sessions per principal; one more initialize is
-	// answered 429.
-	DefaultMaxSessionsPerPrincipal = 100
-)
-
 // sessionHeader is the Streamable HTTP session header.
 const sessionHeader = "Mcp-Session-Id"
 
@@ -57,12 +45,6 @@ type mcpSession struct {
 }
 
 func newMCPSessions(idle time.Duration, max int) *mcpSessions {
-	if idle <= 0 {
-		idle = DefaultSessionIdleTimeout
-	}
-	if max <= 0 {
-		max = DefaultMaxSessionsPerPrincipal
-	}
 	return &mcpSessions{idle: idle, max: max, now: time.Now, byID: map[string]*mcpSession{}, count: map[string]int{}}
 }
 

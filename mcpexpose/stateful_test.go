@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	fwhost "github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/mcpexpose"
@@ -114,7 +115,9 @@ func interactiveHost(t testing.TB, opts func(*mcpexpose.Options)) (string, *Inte
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	sm := session.MustNewManager(session.Options{CookieName: "interactive___i"})
-	o := mcpexpose.Options{Instance: "i", Secret: []byte("test secret, 32 bytes at least.."), Loopback: true, Sessions: sm, Logger: log}
+	cfg := config.Defaults() // host 127.0.0.1: the DNS-rebinding check is on
+	cfg.Name = "i"
+	o := mcpexpose.Options{Config: &cfg, Secret: []byte("test secret, 32 bytes at least.."), Sessions: sm, Logger: log}
 	if opts != nil {
 		opts(&o)
 	}
@@ -139,7 +142,7 @@ func interactiveHost(t testing.TB, opts func(*mcpexpose.Options)) (string, *Inte
 
 func stateful(extra ...func(*mcpexpose.Options)) func(*mcpexpose.Options) {
 	return func(o *mcpexpose.Options) {
-		o.Stateful = true
+		o.Config.MCP.Stateful = true
 		for _, f := range extra {
 			f(o)
 		}
@@ -288,7 +291,7 @@ func TestStatelessStaysDefault(t *testing.T) {
 // beyond); others are not affected, and a DELETE frees a slot.
 func TestStatefulSessionsPerPrincipal(t *testing.T) {
 	t.Parallel()
-	url, _ := interactiveHost(t, stateful(func(o *mcpexpose.Options) { o.MaxSessionsPerPrincipal = 2 }))
+	url, _ := interactiveHost(t, stateful(func(o *mcpexpose.Options) { o.Config.MCP.MaxSessionsPerPrincipal = 2 }))
 	a1 := connect(t, url, "alice", nil)
 	connect(t, url, "alice", nil)
 	const initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
@@ -308,7 +311,7 @@ func TestStatefulSessionsPerPrincipal(t *testing.T) {
 // An idle session is gone after session_idle_timeout: its id answers 404.
 func TestStatefulIdleExpiry(t *testing.T) {
 	t.Parallel()
-	url, _ := interactiveHost(t, stateful(func(o *mcpexpose.Options) { o.SessionIdleTimeout = 50 * time.Millisecond }))
+	url, _ := interactiveHost(t, stateful(func(o *mcpexpose.Options) { o.Config.MCP.SessionIdleTimeout = 50 * time.Millisecond }))
 	cs := connect(t, url, "alice", nil)
 	time.Sleep(200 * time.Millisecond) // four idle timeouts
 	if st, _, body := raw(t, "POST", url, "alice", cs.ID(), listReq); st != http.StatusNotFound {
@@ -470,7 +473,7 @@ func elicitClient(answer *mcp.ElicitResult) *mcp.ClientOptions {
 // Elicit decodes the accepted content; Confirm fails closed.
 func TestElicitationAndConfirm(t *testing.T) {
 	t.Parallel()
-	url, _ := interactiveHost(t, stateful(func(o *mcpexpose.Options) { o.ConfirmTimeout = 2 * time.Second }))
+	url, _ := interactiveHost(t, stateful(func(o *mcpexpose.Options) { o.Config.MCP.ConfirmTimeout = 2 * time.Second }))
 	ask := connect(t, url, "alice", elicitClient(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}))
 	if text, isErr := callText(t, ask, "ask"); isErr || text != `{"action":"accept","name":"Ada"}` {
 		t.Errorf("ask = %s (isError %v)", text, isErr)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/session"
 )
@@ -27,10 +28,17 @@ func TestTokenRoundTripKeepsNilAndEmptyDistinct(t *testing.T) {
 	}
 }
 
+// named is the default configuration of an instance named name.
+func named(name string) *config.Instance {
+	cfg := config.Defaults()
+	cfg.Name = name
+	return &cfg
+}
+
 func TestTokenRefusesTamperingOtherSecretsAndOtherInstances(t *testing.T) {
 	t.Parallel()
 	sm := session.MustNewManager(session.Options{CookieName: "w___w"})
-	d, err := New(Options{Instance: "weather", Sessions: sm, Secret: []byte("secret")})
+	d, err := New(Options{Config: named("weather"), Sessions: sm, Secret: []byte("secret")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,8 +49,8 @@ func TestTokenRefusesTamperingOtherSecretsAndOtherInstances(t *testing.T) {
 	body, sig, _ := strings.Cut(good, ".")
 	payload, _ := base64.RawURLEncoding.DecodeString(body)
 	widened := base64.RawURLEncoding.EncodeToString([]byte(strings.Replace(string(payload), `["get_weather"]`, `null`, 1)))
-	other, _ := New(Options{Instance: "weather", Sessions: sm, Secret: []byte("other secret")})
-	sibling, _ := New(Options{Instance: "weather2", Sessions: sm, Secret: []byte("secret")})
+	other, _ := New(Options{Config: named("weather"), Sessions: sm, Secret: []byte("other secret")})
+	sibling, _ := New(Options{Config: named("weather2"), Sessions: sm, Secret: []byte("secret")})
 	for name, tok := range map[string]string{
 		"widened allow-list":   widened + "." + sig,
 		"flipped signature":    body + "." + flip(sig),

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/mcpexpose"
@@ -23,30 +22,8 @@ func mcpExtension() Extension {
 	return Extension{
 		Name: "mcp",
 		Configure: func(inst *Instance, opts *host.Options) error {
-			d, err := mcpexpose.New(mcpexpose.Options{
-				Instance:       inst.Name,
-				ServerType:     inst.ServerType,
-				Secret:         inst.secrets[0],
-				OldSecrets:     inst.secrets[1:],
-				AllowedHosts:   inst.Config.MCPAllowedHosts,
-				AllowedOrigins: corsOrigins(inst.Config.CORS),
-				Loopback:       mcpexpose.IsLoopback(inst.Config.Host),
-				MaxBodyBytes:   inst.Config.MaxBodyBytes,
-				JSONLimits: host.JSONLimits{MaxDepth: inst.Config.MaxJSONDepth,
-					MaxElements: inst.Config.MaxJSONElements},
-				Sessions: inst.Sessions,
-				Logger:   inst.Logger,
-				Tools:    inst.Config.MCP.Tools,
-				ServerInfo: mcpexpose.ServerInfo{Name: inst.Config.MCP.ServerInfo.Name,
-					Version: inst.Config.MCP.ServerInfo.Version, Title: inst.Config.MCP.ServerInfo.Title,
-					Instructions: inst.Config.MCP.ServerInfo.Instructions},
-				CoerceJSONStrings:       inst.Config.MCP.CoerceJSONStrings,
-				Stateful:                inst.Config.MCP.Stateful,
-				SessionIdleTimeout:      inst.Config.MCP.SessionIdleTimeout,
-				MaxSessionsPerPrincipal: inst.Config.MCP.MaxSessionsPerPrincipal,
-				ConfirmTimeout:          inst.Config.MCP.ConfirmTimeout,
-				SDKOnly:                 !inst.Config.MCP.Lean,
-			})
+			d, err := mcpexpose.New(mcpexpose.Options{Config: &inst.Config,
+				Secret: inst.secrets[0], OldSecrets: inst.secrets[1:], Sessions: inst.Sessions, Logger: inst.Logger})
 			if err != nil {
 				return err
 			}
@@ -77,14 +54,6 @@ func isMCPPath(r *http.Request) bool {
 		}
 	}
 	return p == mcpexpose.URLPath || strings.HasPrefix(p, mcpexpose.URLPath+"/")
-}
-
-// corsOrigins returns cors.allowed_origins (nil without a cors block).
-func corsOrigins(c *config.CORSConfig) []string {
-	if c == nil {
-		return nil
-	}
-	return c.AllowedOrigins
 }
 
 // ListedTools returns the tools an unrestricted MCP tools/list of the

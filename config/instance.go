@@ -51,18 +51,13 @@ func isFrameworkKey(k string) bool {
 //	      default_city: Paris     # a server-specific key, see Decode
 //
 // It is the one settings struct of an instance: the framework's keys of the block are its fields
-// (the koanf tag names the key), decoded and type-checked by Load over [Defaults], the only place
-// their defaults are written; the host, the MCP door and the framework read them from here. They
-// are: entrypoint (accepted, not used), domain, host, port, num_workers (accepted, not used),
-// expose_tools_over_mcp, session_secret (and its older name mcp_token_secret, read into
-// SessionSecrets), allow_weak_secret, mcp_allowed_hosts, max_body_bytes, session_idle_timeout,
-// session_lifetime, close_session, openapi, body_read_timeout, tool_timeout, tool_timeouts,
-// max_json_depth, max_json_elements, max_inflight_body_bytes, mask_internal_errors, mcp (see
-// [MCPConfig]), auth (bearer authentication, see [AuthConfig]), cors (see [CORSConfig]), metrics
-// (see [MetricsConfig]), session (see [SessionConfig]), and NeMo's metadata verified,
-// description, value, datasets, allowed_agents and allowed_model_types (any value). For these
-// keys null means the default, as if absent. Every other key belongs to the server
-// ([Instance.Decode]), where null is pydantic's None: the field's zero value, not its default.
+// (the koanf tag names the key; docs/config.md lists them all), decoded and type-checked by Load
+// over [Defaults], the only place their defaults are written; the host, the MCP door and the
+// framework read them from here. session_secret and its older name mcp_token_secret are read
+// into SessionSecrets, and NeMo's metadata keys verified, description, value, datasets,
+// allowed_agents and allowed_model_types are accepted with any value. For these keys null means
+// the default, as if absent. Every other key belongs to the server ([Instance.Decode]), where
+// null is pydantic's None: the field's zero value, not its default.
 //
 // A new framework key is a field here (with its koanf tag, its doc comment and, if it has one,
 // its default in [Defaults]), a row in docs/config.md (TestDocsListEveryKey fails without it) and

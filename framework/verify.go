@@ -86,8 +86,8 @@ type verifyRoute struct {
 // assistant message item without id (status defaults to "completed"), as
 // ../shared/data/nemo-gym-peer/example_mcp_weather.jsonl records). Resp embeds
 // [VerifyResponse] and sets Reward. The answer echoes the request's model
-// dumps as [VerifyResponse] describes. Every server must register Verify;
-// Build refuses one that does not.
+// dumps as [VerifyResponse] describes. Every server must register Verify:
+// one that does not is refused at startup.
 //
 // Req's and Resp's [Extra] may be embedded directly, as *Extra, or in an
 // embedded struct or pointer to one (the shallowest counts, as for the

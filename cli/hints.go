@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/gymkit/gymkit/config"
-	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
-// unknownTypePrefix starts framework.Lookup's error for a name that no
+// unknownTypePrefix starts host.Lookup's error for a name that no
 // package registered.
 const unknownTypePrefix = "unknown server type "
 
@@ -27,7 +27,7 @@ func unknownTypeMessage(serverType string, registered []string) string {
 }
 
 // explainProblems rewrites, in place, every unknown-server-type problem of
-// ps (framework.Lookup's message, as server.New reports it) into
+// ps (host.Lookup's message, as server.New reports it) into
 // [unknownTypeMessage]; it returns ps.
 func explainProblems(ps config.Problems) config.Problems {
 	for i, p := range ps {
@@ -39,10 +39,10 @@ func explainProblems(ps config.Problems) config.Problems {
 		if _, err := fmt.Sscanf(rest, "%q", &name); err != nil {
 			continue
 		}
-		if _, err := framework.Lookup(name); err == nil {
+		if _, err := host.Lookup(name); err == nil {
 			continue // registered after all: leave the message as it is
 		}
-		ps[i].Message = unknownTypeMessage(name, framework.Names())
+		ps[i].Message = unknownTypeMessage(name, host.Names())
 	}
 	return ps
 }

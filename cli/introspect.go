@@ -17,6 +17,7 @@ import (
 
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/internal/buildinfo"
 	"github.com/gymkit/gymkit/mcpexpose"
 	"github.com/gymkit/gymkit/server"
@@ -239,14 +240,14 @@ func buildAll(ctx context.Context, cfg *config.Config, log *slog.Logger) ([]*ser
 	return built, problems, errs
 }
 
-// buildOne builds one instance in process: framework.Lookup, Decode,
+// buildOne builds one instance in process: host.Lookup, Decode,
 // server.NewInstance (Provision, routes, the MCP door). Its port stays as
 // configured (0: assigned by serve).
 func buildOne(ctx context.Context, ci config.Instance, log *slog.Logger) (*server.Instance, error) {
-	factory, err := framework.Lookup(ci.ServerType)
+	factory, err := host.Lookup(ci.ServerType)
 	if err != nil {
 		return nil, config.Problems{{File: ci.File, Line: ci.Line, Key: ci.Path(),
-			Message: unknownTypeMessage(ci.ServerType, framework.Names()), Suggestion: config.Suggest(ci.ServerType, framework.Names())}}
+			Message: unknownTypeMessage(ci.ServerType, host.Names()), Suggestion: config.Suggest(ci.ServerType, host.Names())}}
 	}
 	srv := factory()
 	if err := ci.Decode(srv); err != nil {
@@ -256,7 +257,7 @@ func buildOne(ctx context.Context, ci config.Instance, log *slog.Logger) (*serve
 		}
 		return nil, fmt.Errorf("instance %q (server type %q): %w", ci.Name, ci.ServerType, err)
 	}
-	return server.NewInstance(ctx, srv, server.InstanceOptions{Config: ci, Logger: log})
+	return server.NewInstance(ctx, srv, ci, server.InstanceOptions{Logger: log})
 }
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -341,7 +342,7 @@ func runTypes(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return usageFailure(stderr, "types", typesUsage, fmt.Errorf("unexpected argument %q", arg))
 	}
-	writeTypes(stdout, framework.Names())
+	writeTypes(stdout, host.Names())
 	return exitOK
 }
 

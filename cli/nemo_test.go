@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/internal/testkit/launchertest"
 )
 
@@ -151,7 +151,7 @@ func TestServeNemoProblems(t *testing.T) {
 			"gymkit serve: config: NEMO_GYM_CONFIG_DICT: example_mcp_wether: no such resources-server instance to serve (a top-level key whose value has a resources_servers mapping); " +
 				"the instances of the configuration: example_mcp_weather, example_session_state_mgmt_resources_server, math_advanced_calculations, my_go_env, workplace_assistant; did you mean `example_mcp_weather`?\n"},
 		{"the Python server", map[string]string{envConfigDict: string(five), envConfigPath: "my_go_env"}, []string{"serve", "--nemo"},
-			"gymkit serve: config: NEMO_GYM_CONFIG_DICT:49: my_go_env.resources_servers.my_go_env: unknown server type \"my_go_env\" (registered: " + strings.Join(framework.Names(), ", ") +
+			"gymkit serve: config: NEMO_GYM_CONFIG_DICT:49: my_go_env.resources_servers.my_go_env: unknown server type \"my_go_env\" (registered: " + strings.Join(host.Names(), ", ") +
 				"); blank-import the package that calls framework.Register(\"my_go_env\", ...) in your main package (e.g. _ \"example.com/myenvs/servers/my_go_env\")\n"},
 		{"not YAML", map[string]string{envConfigDict: "a: [1\n", envConfigPath: "example_mcp_weather"}, []string{"serve", "--nemo"},
 			"gymkit serve: config: NEMO_GYM_CONFIG_DICT:1: invalid YAML: did not find expected ',' or ']'\n"},

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/config"
-	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 // gymkit check --nemo: what NeMo Gym's launcher (gym env start) would do with
@@ -232,7 +232,7 @@ func runCheckNemo(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	// their block resolved or not.
 	gymkit := map[string]bool{}
 	for _, ci := range cfg.Instances() {
-		if _, err := framework.Lookup(ci.ServerType); err == nil {
+		if _, err := host.Lookup(ci.ServerType); err == nil {
 			gymkit[ci.Name] = true
 		}
 	}
@@ -420,7 +420,7 @@ func (c *nemoCheck) blocks(tree map[string]any) []nemoBlock {
 				}
 				b := nemoBlock{name: name, kind: kind, impl: impl, block: block}
 				if kind == "resources_servers" {
-					_, err := framework.Lookup(impl)
+					_, err := host.Lookup(impl)
 					b.gymkit = err == nil
 				}
 				if _, ok := block["entrypoint"]; !ok && !b.gymkit {
@@ -575,7 +575,7 @@ func (c *nemoCheck) configFindings(gymkit map[string]bool, problems config.Probl
 func (c *nemoCheck) decodeFindings(cfg *config.Config) map[string][]config.PathKey {
 	out := map[string][]config.PathKey{}
 	for _, ci := range cfg.Instances() {
-		factory, err := framework.Lookup(ci.ServerType)
+		factory, err := host.Lookup(ci.ServerType)
 		if err != nil {
 			continue // not gymkit's
 		}

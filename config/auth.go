@@ -8,14 +8,6 @@ import (
 	"time"
 )
 
-// DefaultJWTLeeway is auth.jwt.leeway's default: the clock skew allowed on
-// a JWT's exp, nbf and iat claims.
-const DefaultJWTLeeway = 30 * time.Second
-
-// DefaultCORSMaxAge is cors.max_age's default: how long a browser may cache
-// a preflight answer (Access-Control-Max-Age).
-const DefaultCORSMaxAge = 10 * time.Minute
-
 // AuthConfig is the auth block of a server block: bearer authentication of
 // the MCP door (every request to /mcp) and, with HTTP true, of the HTTP
 // routes. Absent or null (Instance.Auth nil), nothing is authenticated, as
@@ -106,7 +98,7 @@ type CORSConfig struct {
 // authProblems reports the unknown keys of the auth and cors blocks and
 // their invalid values, and defaults auth.jwt.leeway and cors.max_age.
 // null for either block means absent.
-func (c *Config) authProblems(bkey string, data map[string]any, fw *frameworkConfig, bad map[string]bool) Problems {
+func (c *Config) authProblems(bkey string, data map[string]any, fw *Instance, bad map[string]bool) Problems {
 	var ps Problems
 	problem := func(key, msg string) { ps = append(ps, c.src.problem(joinKey(bkey, key), msg, "")) }
 	if raw, ok := data["auth"].(map[string]any); ok && !bad["auth"] {

@@ -14,13 +14,11 @@ import (
 	"github.com/knadh/koanf/v2"
 )
 
-// Defaults NeMo Gym uses, and gymkit's body limit.
+// Defaults NeMo Gym uses for the top-level settings.
 const (
-	DefaultHost           = "127.0.0.1" // host of an instance without host when default_host is unset
-	DefaultPortRangeLow   = 10001       // port_range_low
-	DefaultPortRangeHigh  = 20000       // port_range_high
-	DefaultHeadServerPort = 11000       // head_server.port, never assigned to an instance
-	DefaultMaxBodyBytes   = 16 << 20    // max_body_bytes: 16 MiB
+	DefaultPortRangeLow   = 10001 // port_range_low
+	DefaultPortRangeHigh  = 20000 // port_range_high
+	DefaultHeadServerPort = 11000 // head_server.port, never assigned to an instance
 )
 
 const (

@@ -24,15 +24,24 @@ import (
 // struct does not declare.
 //
 // Absent and null differ, as a missing field and None do for NeMo's pydantic server configs. A
-// field whose key is absent keeps the value it had in dst, so set defaults (in the server's
-// factory) before calling Decode. A key set to null (null or ~ in YAML, key=null on the command
-// line, a ${...} that resolves to null) sets its field to the zero value of its type: nil for a
-// pointer, slice, map or interface, 0, "" or false for a scalar, the zero value of every field
+// field whose key is absent keeps the value it had in dst; when that is its zero value and the
+// field has a default tag, it gets the tag's value, read as the value of a command-line override
+// is and converted as the key's value would be:
+//
+//	MaxGuesses int           `koanf:"max_guesses" default:"10"`
+//	Timeout    time.Duration `koanf:"timeout" default:"30s"`
+//
+// A default tag is the one place of a key's default: the factory, servertest.New and gymkit
+// serve all decode the server value, so they all see it (a default set in the factory instead
+// is lost to a test that builds the server with new(T)). A default Path resolves against the
+// working directory. A key set to null (null or ~ in YAML, key=null on the command line, a ${...}
+// that resolves to null) sets its field to the zero value of its type, not its default: nil for
+// a pointer, slice, map or interface, 0, "" or false for a scalar, the zero value of every field
 // of a nested struct. So a field
 //
-//	JudgeEndpointMaxConcurrency *int `koanf:"judge_endpoint_max_concurrency"` // the factory sets it to a pointer to 64
+//	JudgeEndpointMaxConcurrency *int `koanf:"judge_endpoint_max_concurrency" default:"64"`
 //
-// keeps 64 when the key is absent and is nil ("no limit") with judge_endpoint_max_concurrency:
+// is 64 when the key is absent and nil ("no limit") with judge_endpoint_max_concurrency:
 // null. This holds at every depth: in a nested struct given as a mapping, and in the items of a
 // list (an item of a map is built afresh, so a null there is the zero value anyway). A later
 // layer's null replaces an earlier value before Decode sees it (see the package doc's merge
@@ -86,6 +95,9 @@ func (inst Instance) Decode(dst any) error {
 	}
 	if len(ps) == 0 {
 		applyNulls(data, rv.Elem())
+		inst.applyDefaults(&ps, prefix, data, rv.Elem())
+	}
+	if len(ps) == 0 {
 		inst.resolvePaths(prefix, rv.Elem())
 	}
 	sortProblems(ps)
@@ -134,6 +146,82 @@ func applyNulls(data any, v reflect.Value) {
 			}
 		}
 	}
+}
+
+// applyDefaults gives every field of the struct v that holds its zero value and whose key data
+// does not hold (absent: a key set to null was zeroed by applyNulls, and stays so) the value of
+// its default tag, read as the value of a command-line override is (default:"64",
+// default:"30s", default:"[a, b]") and converted as a value of that key in the YAML would be. It
+// does the same in the nested structs, given as mappings in data or absent (a nil pointer to a
+// struct stays nil). A tag whose value does not convert is a problem at the key.
+func (inst Instance) applyDefaults(ps *Problems, prefix string, data map[string]any, v reflect.Value) {
+	fields := fieldValues(v)
+	tags := fieldDefaults(v.Type())
+	for name, f := range fields {
+		key := joinKey(prefix, name)
+		val, present := data[name]
+		ft := f
+		if ft.Kind() == reflect.Pointer && !ft.IsNil() {
+			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Struct && !opaque(ft.Type()) {
+			sub, isMap := val.(map[string]any)
+			if !present || isMap {
+				inst.applyDefaults(ps, key, sub, ft)
+			}
+		}
+		def, ok := tags[name]
+		if present || !ok || !f.IsZero() || !f.CanSet() {
+			continue
+		}
+		dv, err := parseValue(def)
+		if err == nil && dv != nil {
+			err = decodeValue(dv, f.Addr().Interface())
+		}
+		if err != nil {
+			msg := err.Error()
+			for _, dp := range decodeProblems(err) {
+				msg = dp.msg
+			}
+			*ps = append(*ps, inst.src.problem(key, fmt.Sprintf("the default tag of its field (default:%q) is not a value of the field's type: %s", def, msg), ""))
+		}
+	}
+}
+
+// fieldDefaults maps each key of the struct type t to the text of its field's default tag, for
+// the fields that have one (embedded and squashed structs flattened, as fieldValues does).
+func fieldDefaults(t reflect.Type) map[string]string {
+	out := map[string]string{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("koanf")
+			name, opts, _ := strings.Cut(tag, ",")
+			optList := strings.Split(opts, ",")
+			if (f.Anonymous && f.Type.Kind() == reflect.Struct) || slices.Contains(optList, "squash") {
+				ft := f.Type
+				if ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if ft.Kind() == reflect.Struct {
+					walk(ft)
+				}
+				continue
+			}
+			if slices.Contains(optList, "remain") || tag == "" || !f.IsExported() || name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if def, ok := f.Tag.Lookup("default"); ok {
+				out[name] = def
+			}
+		}
+	}
+	walk(t)
+	return out
 }
 
 // fieldValues maps each key of the struct value v to its field, as structFields names them
@@ -304,6 +392,22 @@ func decodeStrict(data map[string]any, dst any) error {
 		return err
 	}
 	return dec.Decode(data)
+}
+
+// decodeValue decodes one value into dst, a pointer, with decodeStrict's conversions.
+func decodeValue(v any, dst any) error {
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		DecodeHook:           mapstructure.DecodeHookFuncValue(laxHook),
+		Result:               dst,
+		TagName:              "koanf",
+		Squash:               true,
+		IgnoreUntaggedFields: true,
+		MatchName:            func(mapKey, fieldName string) bool { return mapKey == fieldName },
+	})
+	if err != nil {
+		return err
+	}
+	return dec.Decode(v)
 }
 
 // decodeProblem is one decoding failure: the key path inside the decoded map, and the message.

@@ -41,7 +41,8 @@
 // A server's own keys are its struct's koanf-tagged fields ([Instance.Decode]). There a key set
 // to null is pydantic's None, not the default: the field gets its zero value (nil for a
 // pointer, slice, map or interface), while an absent key keeps the factory's default; for the
-// framework's keys null means the default. A field tagged required:"true" must be set, and a
+// framework's keys null means the default ([Defaults] holds every default of the framework
+// keys). A field tagged required:"true" must be set, and a
 // relative [Path] value resolves against its server folder: the folder holding configs/ for a
 // value set in <folder>/configs/<name>.yaml, the working directory (LoadOptions.WorkDir) for one
 // set anywhere else (another file, env.yaml even in a folder named configs, the dict, the

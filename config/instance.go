@@ -15,55 +15,22 @@ var domains = []string{
 	"safety", "games", "translation", "e2e", "rlhf", "other",
 }
 
-// frameworkConfig holds the keys of a server block that belong to the framework and that gymkit
-// reads. They are type-checked by Load; NumWorkers and Entrypoint are accepted and not used.
-type frameworkConfig struct {
-	Entrypoint         string        `koanf:"entrypoint"`
-	Domain             string        `koanf:"domain"`
-	Host               string        `koanf:"host"`
-	Port               int           `koanf:"port"`
-	NumWorkers         int           `koanf:"num_workers"`
-	ExposeToolsOverMCP bool          `koanf:"expose_tools_over_mcp"`
-	SessionSecret      any           `koanf:"session_secret"`   // a string or a list: see secretList
-	MCPTokenSecret     any           `koanf:"mcp_token_secret"` // session_secret's older name
-	AllowWeakSecret    bool          `koanf:"allow_weak_secret"`
-	MCPAllowedHosts    []string      `koanf:"mcp_allowed_hosts"`
-	MaxBodyBytes       int64         `koanf:"max_body_bytes"`
-	SessionIdleTimeout time.Duration `koanf:"session_idle_timeout"`
-	SessionLifetime    time.Duration `koanf:"session_lifetime"`
-	CloseSession       bool          `koanf:"close_session"`
-	// OpenAPI is openapi (default true): GET /openapi.json and GET /docs.
-	OpenAPI         bool          `koanf:"openapi"`
-	BodyReadTimeout time.Duration `koanf:"body_read_timeout"`
-	ToolTimeout     time.Duration `koanf:"tool_timeout"`
-	ToolTimeouts    toolTimeouts  `koanf:"tool_timeouts"`
-	MaxJSONDepth    int           `koanf:"max_json_depth"`
-	MaxJSONElements int           `koanf:"max_json_elements"`
-	// MaxInflightBodyBytes is max_inflight_body_bytes.
-	MaxInflightBodyBytes int64 `koanf:"max_inflight_body_bytes"`
-	// MaskInternalErrors is mask_internal_errors.
-	MaskInternalErrors bool `koanf:"mask_internal_errors"`
-	// MCP is the mcp block (see MCPConfig).
-	MCP MCPConfig `koanf:"mcp"`
-	// Auth is the auth block (see AuthConfig); nil when absent or null.
-	Auth *AuthConfig `koanf:"auth"`
-	// CORS is the cors block (see CORSConfig); nil when absent or null.
-	CORS *CORSConfig `koanf:"cors"`
-	// Metrics is the metrics block (see MetricsConfig).
-	Metrics MetricsConfig `koanf:"metrics"`
-	// Session is the session block (see SessionConfig).
-	Session SessionConfig `koanf:"session"`
-}
-
 // metadataKeys are framework keys NeMo's tools read (not gymkit): accepted with any value.
 var metadataKeys = []string{"verified", "description", "value", "datasets", "allowed_agents", "allowed_model_types"}
 
-// frameworkKeys are every key of a server block that is not the server's own.
+// secretKeys are the keys the instance secrets are read from (see
+// Config.secrets): framework keys without a field of their own.
+var secretKeys = []string{"session_secret", "mcp_token_secret"}
+
+// frameworkKeys are every key of a server block that is not the server's
+// own: the koanf keys of Instance, secretKeys and metadataKeys.
 var frameworkKeys = func() []string {
-	keys := slices.Clone(metadataKeys)
-	t := reflect.TypeFor[frameworkConfig]()
+	keys := append(slices.Clone(metadataKeys), secretKeys...)
+	t := reflect.TypeFor[Instance]()
 	for i := range t.NumField() {
-		keys = append(keys, t.Field(i).Tag.Get("koanf"))
+		if k := t.Field(i).Tag.Get("koanf"); k != "" && k != "-" {
+			keys = append(keys, k)
+		}
 	}
 	slices.Sort(keys)
 	return keys
@@ -83,104 +50,120 @@ func isFrameworkKey(k string) bool {
 //	      domain: agent
 //	      default_city: Paris     # a server-specific key, see Decode
 //
-// The framework's keys are type-checked and defaulted here: entrypoint (accepted, not used),
-// domain, host, port, num_workers (accepted, not used), expose_tools_over_mcp, session_secret (and
-// its older name mcp_token_secret), allow_weak_secret, mcp_allowed_hosts, max_body_bytes,
-// session_idle_timeout, session_lifetime, close_session, openapi, body_read_timeout, tool_timeout,
-// tool_timeouts, max_json_depth, max_json_elements, max_inflight_body_bytes, mask_internal_errors, mcp (a mapping of
-// tools, server_info and coerce_json_strings, see [MCPConfig]), auth (bearer authentication, see
-// [AuthConfig]), cors (see [CORSConfig]), metrics (see [MetricsConfig]), and NeMo's metadata
-// verified, description, value, datasets, allowed_agents and allowed_model_types (any value).
-// For these keys null means the default, as if absent. Every other key belongs to the server
-// ([Instance.Decode]), where null is pydantic's None: the field's zero value, not its default.
+// It is the one settings struct of an instance: the framework's keys of the block are its fields
+// (the koanf tag names the key; docs/config.md lists them all), decoded and type-checked by Load
+// over [Defaults], the only place their defaults are written; the host, the MCP door and the
+// framework read them from here. session_secret and its older name mcp_token_secret are read
+// into SessionSecrets, and NeMo's metadata keys verified, description, value, datasets,
+// allowed_agents and allowed_model_types are accepted with any value. For these keys null means
+// the default, as if absent. Every other key belongs to the server ([Instance.Decode]), where
+// null is pydantic's None: the field's zero value, not its default.
+//
+// A new framework key is a field here (with its koanf tag, its doc comment and, if it has one,
+// its default in [Defaults]), a row in docs/config.md (TestDocsListEveryKey fails without it) and
+// the code that reads it.
 type Instance struct {
 	// Name is the top-level key: the MCP server_name, the session cookie suffix, the log field.
 	Name string
 	// ServerType is the single key under resources_servers, the framework.Register name.
 	ServerType string
+	// Entrypoint (entrypoint) is NeMo's Python entry point: accepted, not used.
+	Entrypoint string `koanf:"entrypoint"`
+	// NumWorkers (num_workers) is accepted, not used: one gymkit process serves every request
+	// of an instance concurrently.
+	NumWorkers int `koanf:"num_workers"`
 	// Host is the address to listen on: host, else the top-level default_host, else 127.0.0.1
 	// (with use_absolute_ip: true, this host's IPv4 address instead of default_host).
-	Host string
+	Host string `koanf:"host"`
 	// Port is the TCP port; 0 (port absent, null or 0) until [Config.AssignPorts] picks one.
-	Port int
+	Port int `koanf:"port"`
 	// Domain is one of NeMo's domains: math, coding, agent, knowledge, instruction_following,
 	// long_context, safety, games, translation, e2e, rlhf, other. Required.
-	Domain string
+	Domain string `koanf:"domain"`
 	// ExposeToolsOverMCP serves the tools over MCP at /mcp too (expose_tools_over_mcp, default false).
-	ExposeToolsOverMCP bool
+	ExposeToolsOverMCP bool `koanf:"expose_tools_over_mcp"`
 	// SessionSecrets are the instance secrets (session_secret, a string or a list of strings; or
 	// its older name mcp_token_secret, refused when both are set to different values): the first
 	// signs the session cookies and the MCP session tokens (under distinct derived keys), and all
 	// verify them, for rotation. nil when unset, empty or an empty list (the host then uses a
 	// random per-process secret, with a warning); an entry is never empty. It prints redacted
 	// (see [Secrets]).
-	SessionSecrets Secrets
+	SessionSecrets Secrets `koanf:"-"`
 	// AllowWeakSecret (allow_weak_secret, default false) lets the host accept secrets that break
 	// the strength rule (session.CheckSecret: at least 32 bytes, at least 10 distinct), with a
 	// warning: for development only.
-	AllowWeakSecret bool
+	AllowWeakSecret bool `koanf:"allow_weak_secret"`
 	// MCPAllowedHosts are extra Host header values the MCP door accepts (mcp_allowed_hosts); nil
 	// when not configured.
-	MCPAllowedHosts []string
-	// MaxBodyBytes limits request bodies on both doors (max_body_bytes, > 0; default 16 MiB).
-	MaxBodyBytes int64
+	MCPAllowedHosts []string `koanf:"mcp_allowed_hosts"`
+	// MaxBodyBytes limits request bodies on both doors (max_body_bytes, > 0; default
+	// [DefaultMaxBodyBytes], 16 MiB).
+	MaxBodyBytes int64 `koanf:"max_body_bytes"`
 	// SessionIdleTimeout (session_idle_timeout, > 0; default [DefaultSessionIdleTimeout], 1h)
 	// ends a rollout session that had no request for that long: its cookie is refused and its
-	// state dropped. Zero only in an Instance built without YAML (the host then uses the
-	// default).
-	SessionIdleTimeout time.Duration
+	// state dropped.
+	SessionIdleTimeout time.Duration `koanf:"session_idle_timeout"`
 	// SessionLifetime (session_lifetime, > 0; default [DefaultSessionLifetime], 336h) ends a
 	// rollout session that long after its first answer, however active: the cookie's Max-Age.
-	// Zero only in an Instance built without YAML (the host then uses the default).
-	SessionLifetime time.Duration
-	// NoCloseSession is close_session: false (default true): POST /close_session then answers
-	// 404 instead of freeing the rollout's state. It stays a reserved name either way.
-	NoCloseSession bool
-	// NoOpenAPI is openapi: false (default true): GET /openapi.json and GET /docs then answer
-	// 404 {"detail":"Not Found"}, as FastAPI(openapi_url=None) does.
-	NoOpenAPI bool
+	SessionLifetime time.Duration `koanf:"session_lifetime"`
+	// CloseSession is close_session (default true): false makes POST /close_session answer 404
+	// instead of freeing the rollout's state. It stays a reserved name either way.
+	CloseSession bool `koanf:"close_session"`
+	// OpenAPI is openapi (default true): false makes GET /openapi.json and GET /docs answer 404
+	// {"detail":"Not Found"}, as FastAPI(openapi_url=None) does.
+	OpenAPI bool `koanf:"openapi"`
 	// BodyReadTimeout (body_read_timeout, > 0; default [DefaultBodyReadTimeout], 30s) bounds how
 	// long a client may take to send a request body once its headers are read; it does not limit
-	// how long a tool runs. Zero only in an Instance built without YAML (the host then uses the
-	// default).
-	BodyReadTimeout time.Duration
+	// how long a tool runs.
+	BodyReadTimeout time.Duration `koanf:"body_read_timeout"`
 	// ToolTimeout (tool_timeout, >= 0; default 0, no limit) bounds every tool call on both doors:
-	// past it the call is answered 504 (see framework.Options.ToolTimeout).
-	ToolTimeout time.Duration
+	// a call still running after it is answered 504 {"detail":"Tool '<name>' timed out after
+	// <d>"} (over MCP the isError "HTTP 504 from POST /<name>: ..."), its context is canceled,
+	// the answer does not wait for the handler, and a session.Update it makes from then on
+	// writes nothing (session.ErrDeadline). Not /seed_session, /verify or /aggregate_metrics.
+	ToolTimeout time.Duration `koanf:"tool_timeout"`
 	// ToolTimeouts (tool_timeouts, a mapping of tool name to duration, each >= 0; 0 is no limit)
-	// replace ToolTimeout for the tools they name; nil when not configured.
-	ToolTimeouts map[string]time.Duration
+	// replace ToolTimeout for the tools they name; nil when not configured. Without a Dispatch
+	// route every name must be a typed tool's (the instance does not start otherwise); with
+	// one, any name may be a dispatcher tool.
+	ToolTimeouts map[string]time.Duration `koanf:"tool_timeouts"`
 	// MaxJSONDepth (max_json_depth, 1-1000; default [DefaultMaxJSONDepth], 1000) bounds the
-	// nesting of arrays and objects in a request body, on both doors (413 beyond).
-	MaxJSONDepth int
+	// nesting of arrays and objects in a request body, on both doors: a deeper body is answered
+	// 413 {"detail": "Request body nested too deeply: ... (max_json_depth)"}.
+	MaxJSONDepth int `koanf:"max_json_depth"`
 	// MaxJSONElements (max_json_elements, > 0; default [DefaultMaxJSONElements], 2,000,000)
-	// bounds the JSON values of a request body, on both doors (413 beyond).
-	MaxJSONElements int
+	// bounds the JSON values of a request body (every scalar, array and object counts one),
+	// on both doors, checked while parsing so that the memory a parse takes is bounded by it: a
+	// body with more is answered 413 {"detail":"Request body too complex: ...
+	// (max_json_elements)"}.
+	MaxJSONElements int `koanf:"max_json_elements"`
 	// MaxInflightBodyBytes (max_inflight_body_bytes, > 0; default
 	// [DefaultMaxInflightBodyBytes], 256 MiB) bounds the bytes of the request bodies that one
 	// instance reads and holds at once; a request that does not fit within a second is answered
-	// 503 with Retry-After.
-	MaxInflightBodyBytes int64
+	// 503 with Retry-After. The host raises a value below MaxBodyBytes + 1 to it.
+	MaxInflightBodyBytes int64 `koanf:"max_inflight_body_bytes"`
 	// MaskInternalErrors (mask_internal_errors, default false) replaces the detail of every 500
-	// answer, on both doors, with a generic text and an error id that is logged with the real
-	// detail (see framework.Options.MaskInternalErrors).
-	MaskInternalErrors bool
-	// MCP is the mcp block (mcp.tools, mcp.server_info, mcp.coerce_json_strings): how the MCP
-	// door presents the instance to MCP clients; the zero value is NeMo Gym's behaviour.
-	MCP MCPConfig
+	// answer, on both doors, with "Internal error (id <id>)", <id> being 16 random hex digits
+	// logged ("internal error masked", at Error) with the real error: HTTP keeps the shape (a
+	// JSON string for a plain error or a panic, {"detail": ...} for an Errorf 500); over MCP the
+	// isError text is "HTTP 500 from POST /<tool>: Internal error (id <id>)". Other statuses, a
+	// detail an environment's ErrorTexter chose, and the MCP door's own answers are left alone.
+	MaskInternalErrors bool `koanf:"mask_internal_errors"`
+	// MCP is the mcp block (mcp.tools, mcp.server_info, mcp.coerce_json_strings, ...): how the
+	// MCP door presents the instance to MCP clients; its defaults are NeMo Gym's behaviour.
+	MCP MCPConfig `koanf:"mcp"`
 	// Auth is the auth block: bearer authentication of /mcp (and, with auth.http, of the HTTP
 	// routes); nil (absent or null) authenticates nothing, as NeMo Gym.
-	Auth *AuthConfig
+	Auth *AuthConfig `koanf:"auth"`
 	// CORS is the cors block: the origins whose browsers may call /mcp; nil (absent or null)
 	// allows none.
-	CORS *CORSConfig
+	CORS *CORSConfig `koanf:"cors"`
 	// Metrics is the metrics block (metrics.enabled, metrics.path, metrics.auth): the
-	// instance's Prometheus endpoint; the zero value (Enabled false) serves none. Path is ""
-	// unless set, which the host reads as [DefaultMetricsPath].
-	Metrics MetricsConfig
+	// instance's Prometheus endpoint; Enabled false (the default) serves none.
+	Metrics MetricsConfig `koanf:"metrics"`
 	// Session is the session block: where rollout state is kept (session.store: memory, the
 	// default, or redis with session.url; see [SessionConfig]).
-	Session SessionConfig
+	Session SessionConfig `koanf:"session"`
 	// Raw is the server block with every interpolation resolved, as written (no defaults
 	// filled in). Read-only: it may share maps with other values of the configuration.
 	Raw map[string]any
@@ -237,8 +220,10 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 
 	ps = append(ps, c.blockProblems(bkey, block)...)
 
-	fw := frameworkConfig{MaxBodyBytes: DefaultMaxBodyBytes, SessionIdleTimeout: DefaultSessionIdleTimeout,
-		SessionLifetime: DefaultSessionLifetime, CloseSession: true, OpenAPI: true}
+	// The framework keys decode over the defaults: a key the block does not set (or sets to
+	// null) keeps its default. An absent host is default_host.
+	fw := Defaults()
+	fw.Host = defaultHost
 	data := map[string]any{}
 	for k, v := range block {
 		if isFrameworkKey(k) && !slices.Contains(metadataKeys, k) && v != mandatory {
@@ -274,7 +259,7 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 	if _, ok := data["max_body_bytes"]; ok && !bad["max_body_bytes"] && fw.MaxBodyBytes <= 0 {
 		ps = append(ps, c.src.problem(joinKey(bkey, "max_body_bytes"), fmt.Sprintf("must be a positive number of bytes, got %d", fw.MaxBodyBytes), ""))
 	}
-	if _, ok := data["host"]; ok && !bad["host"] {
+	if v, ok := data["host"]; ok && v != nil && !bad["host"] { // null: default_host, checked where it is set
 		if msg, sug := hostProblem(fw.Host); msg != "" {
 			ps = append(ps, c.src.problem(joinKey(bkey, "host"), msg, sug))
 		}
@@ -288,6 +273,9 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 	secrets, sps := c.secrets(bkey, data, bad)
 	ps = append(ps, sps...)
 	ps = append(ps, c.sessionStoreProblems(bkey, data, &fw, bad, secrets)...)
+	if fw.Session.Prefix == "" {
+		fw.Session.Prefix = DefaultSessionPrefix(name)
+	}
 	raw, copied := block, false // secrets redacted, in a copy
 	if sb, ok := block["session"].(map[string]any); ok {
 		if u, ok := sb["url"].(string); ok && redactURL(u) != u {
@@ -305,44 +293,14 @@ func (c *Config) instance(name, defaultHost string) (Instance, Problems) {
 			raw[k] = Redacted
 		}
 	}
-	host := fw.Host
-	if host == "" {
-		host = defaultHost
+	if fw.Host == "" {
+		fw.Host = defaultHost
 	}
 	first := c.src.first[bkey]
-	return Instance{
-		Name:               name,
-		ServerType:         serverType,
-		Host:               host,
-		Port:               fw.Port,
-		Domain:             fw.Domain,
-		ExposeToolsOverMCP: fw.ExposeToolsOverMCP,
-		SessionSecrets:     secrets,
-		AllowWeakSecret:    fw.AllowWeakSecret,
-		MCPAllowedHosts:    fw.MCPAllowedHosts,
-		MaxBodyBytes:       fw.MaxBodyBytes,
-		SessionIdleTimeout: fw.SessionIdleTimeout,
-		SessionLifetime:    fw.SessionLifetime,
-		NoCloseSession:     !fw.CloseSession,
-		NoOpenAPI:          !fw.OpenAPI,
-		BodyReadTimeout:    fw.BodyReadTimeout,
-		ToolTimeout:        fw.ToolTimeout,
-		ToolTimeouts:       fw.ToolTimeouts,
-		Raw:                raw,
-		File:               first.file,
-		Line:               first.line,
-		src:                c.src,
-
-		MaxJSONDepth:         fw.MaxJSONDepth,
-		MaxJSONElements:      fw.MaxJSONElements,
-		MaxInflightBodyBytes: fw.MaxInflightBodyBytes,
-		MaskInternalErrors:   fw.MaskInternalErrors,
-		MCP:                  fw.MCP,
-		Auth:                 fw.Auth,
-		CORS:                 fw.CORS,
-		Metrics:              fw.Metrics,
-		Session:              fw.Session,
-	}, ps
+	fw.Name, fw.ServerType = name, serverType
+	fw.SessionSecrets = secrets
+	fw.Raw, fw.File, fw.Line, fw.src = raw, first.file, first.line, c.src
+	return fw, ps
 }
 
 // directiveKeys are NeMo's config directives, which gymkit does not implement.

@@ -13,11 +13,15 @@ func TestInstanceDefaults(t *testing.T) {
 	dir := writeDir(t, map[string]string{"c.yaml": server("w", "entrypoint: app.py")})
 	inst, _ := mustLoad(t, opts(dir, []string{"c.yaml"})).Instance("w")
 	want := Instance{
-		Name: "w", ServerType: "w", Host: "127.0.0.1", Port: 0, Domain: "agent",
+		Name: "w", ServerType: "w", Entrypoint: "app.py", Host: "127.0.0.1", Port: 0, Domain: "agent",
 		MaxBodyBytes: 16 << 20, SessionIdleTimeout: time.Hour, SessionLifetime: 336 * time.Hour,
+		CloseSession: true, OpenAPI: true,
 		BodyReadTimeout: 30 * time.Second,
 		MaxJSONDepth:    DefaultMaxJSONDepth, MaxJSONElements: DefaultMaxJSONElements,
 		MaxInflightBodyBytes: DefaultMaxInflightBodyBytes,
+		MCP:                  MCPConfig{SessionIdleTimeout: 10 * time.Minute, MaxSessionsPerPrincipal: 100, ConfirmTimeout: time.Minute, Lean: true},
+		Metrics:              MetricsConfig{Path: "/metrics"},
+		Session:              SessionConfig{Store: "memory", Prefix: "gymkit:w:", DialTimeout: time.Second, ReadTimeout: time.Second},
 		Raw:                  map[string]any{"domain": "agent", "entrypoint": "app.py"},
 		File:                 "c.yaml", Line: 3, src: inst.src,
 	}

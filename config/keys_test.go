@@ -148,8 +148,8 @@ func TestOpenAPIKey(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", tt.line, err)
 		}
-		if inst, _ := c.Instance("w"); inst.NoOpenAPI != tt.off {
-			t.Errorf("%q: NoOpenAPI = %v", tt.line, inst.NoOpenAPI)
+		if inst, _ := c.Instance("w"); inst.OpenAPI == tt.off {
+			t.Errorf("%q: OpenAPI = %v", tt.line, inst.OpenAPI)
 		}
 	}
 }

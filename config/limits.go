@@ -2,19 +2,6 @@ package config
 
 import "fmt"
 
-// The defaults of the request parse and memory limits of a server block.
-const (
-	// DefaultMaxJSONDepth is max_json_depth's default and largest value:
-	// arrays and objects nested 1000 deep (framework.DefaultMaxJSONDepth).
-	DefaultMaxJSONDepth = 1000
-	// DefaultMaxJSONElements is max_json_elements's default: 2,000,000 JSON
-	// values in one request body (framework.DefaultMaxJSONElements).
-	DefaultMaxJSONElements = 2_000_000
-	// DefaultMaxInflightBodyBytes is max_inflight_body_bytes's default: 256
-	// MiB of request bodies being read or held at once by one instance.
-	DefaultMaxInflightBodyBytes = 256 << 20
-)
-
 // limitKeys are the limit keys of a server block; null means the default.
 var limitKeys = []string{"max_json_depth", "max_json_elements", "max_inflight_body_bytes"}
 
@@ -28,30 +15,24 @@ func dropNullLimits(data map[string]any) {
 	}
 }
 
-// limitProblems defaults the limit keys in fw that data does not set (or
-// sets to null), and reports the values out of range: max_json_depth
-// between 1 and 1000, max_json_elements and max_inflight_body_bytes
-// positive.
-func (c *Config) limitProblems(bkey string, data map[string]any, fw *frameworkConfig, bad map[string]bool) Problems {
+// limitProblems reports the limit keys of data set out of range:
+// max_json_depth between 1 and 1000, max_json_elements and
+// max_inflight_body_bytes positive. A key not set (or set to null) keeps
+// its default in fw.
+func (c *Config) limitProblems(bkey string, data map[string]any, fw *Instance, bad map[string]bool) Problems {
 	set := func(k string) bool { _, ok := data[k]; return ok && !bad[k] }
 	var ps Problems
-	if !set("max_json_depth") {
-		fw.MaxJSONDepth = DefaultMaxJSONDepth
-	} else if fw.MaxJSONDepth < 1 || fw.MaxJSONDepth > DefaultMaxJSONDepth {
+	if set("max_json_depth") && (fw.MaxJSONDepth < 1 || fw.MaxJSONDepth > DefaultMaxJSONDepth) {
 		ps = append(ps, c.src.problem(joinKey(bkey, "max_json_depth"),
 			fmt.Sprintf("must be a nesting depth between 1 and %d (or null for the default, %d), got %d",
 				DefaultMaxJSONDepth, DefaultMaxJSONDepth, fw.MaxJSONDepth), ""))
 	}
-	if !set("max_json_elements") {
-		fw.MaxJSONElements = DefaultMaxJSONElements
-	} else if fw.MaxJSONElements <= 0 {
+	if set("max_json_elements") && fw.MaxJSONElements <= 0 {
 		ps = append(ps, c.src.problem(joinKey(bkey, "max_json_elements"),
 			fmt.Sprintf("must be a positive number of JSON values (or null for the default, %d), got %d",
 				DefaultMaxJSONElements, fw.MaxJSONElements), ""))
 	}
-	if !set("max_inflight_body_bytes") {
-		fw.MaxInflightBodyBytes = DefaultMaxInflightBodyBytes
-	} else if fw.MaxInflightBodyBytes <= 0 {
+	if set("max_inflight_body_bytes") && fw.MaxInflightBodyBytes <= 0 {
 		ps = append(ps, c.src.problem(joinKey(bkey, "max_inflight_body_bytes"),
 			fmt.Sprintf("must be a positive number of bytes (or null for the default, 256 MiB), got %d", fw.MaxInflightBodyBytes), ""))
 	}

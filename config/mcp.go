@@ -8,9 +8,9 @@ import (
 
 // MCPConfig is the mcp block of a server block (next to expose_tools_over_mcp): how the MCP
 // door presents the instance to MCP clients. It only matters with expose_tools_over_mcp: true.
-// Its zero value (the block absent, or null) is NeMo Gym's behaviour: every exposed tool listed
-// and callable, serverInfo {name: <instance>, version: <gymkit's version>}, no instructions,
-// arguments passed to validation as sent.
+// Its defaults ([Defaults]; the block absent, or null) are NeMo Gym's behaviour: every exposed
+// tool listed and callable, serverInfo {name: <instance>, version: <gymkit's version>}, no
+// instructions, arguments passed to validation as sent.
 //
 //	mcp:
 //	  tools: [get_weather, get_forecast]   # allow-list for tools/list and tools/call
@@ -36,20 +36,22 @@ type MCPConfig struct {
 	// process: behind a load balancer it needs affinity on Mcp-Session-Id; the stateless
 	// default keeps replicas interchangeable. See docs/mcp.md.
 	Stateful bool `koanf:"stateful"`
-	// SessionIdleTimeout (mcp.session_idle_timeout, >= 0; 0 or absent: 10m) ends a stateful
-	// MCP session without a request for that long. Stateful only.
+	// SessionIdleTimeout (mcp.session_idle_timeout, >= 0; default
+	// [DefaultMCPSessionIdleTimeout], 10m, also for 0) ends a stateful MCP session without a
+	// request for that long (none in flight). Stateful only.
 	SessionIdleTimeout time.Duration `koanf:"session_idle_timeout"`
-	// MaxSessionsPerPrincipal (mcp.max_sessions_per_principal, >= 0; 0 or absent: 100) bounds
-	// the live stateful MCP sessions of one principal (429 beyond). Stateful only.
+	// MaxSessionsPerPrincipal (mcp.max_sessions_per_principal, >= 0; default
+	// [DefaultMCPMaxSessionsPerPrincipal], 100, also for 0) bounds the live stateful MCP
+	// sessions of one principal (429 with Retry-After beyond). Stateful only.
 	MaxSessionsPerPrincipal int `koanf:"max_sessions_per_principal"`
-	// ConfirmTimeout (mcp.confirm_timeout, >= 0; 0 or absent: 60s) is how long a tool's
-	// framework.Confirm waits for the user's answer before refusing.
+	// ConfirmTimeout (mcp.confirm_timeout, >= 0; default [DefaultMCPConfirmTimeout], 60s, also
+	// for 0) is how long a tool's framework.Confirm waits for the user's answer before refusing.
 	ConfirmTimeout time.Duration `koanf:"confirm_timeout"`
 	// Lean (mcp.lean, default true) lets a stateless MCP door answer the common requests (one
 	// tools/call, tools/list, initialize, ping, notifications/initialized) itself, with the
 	// bytes the go-sdk answers, and hand the rest to the go-sdk; false serves every request
-	// through the go-sdk (mcpexpose.Options.SDKOnly). nil (absent or null): true.
-	Lean *bool `koanf:"lean"`
+	// through the go-sdk.
+	Lean bool `koanf:"lean"`
 }
 
 // MCPServerInfo is mcp.server_info: the initialize result's serverInfo and instructions. An
@@ -68,9 +70,10 @@ type MCPServerInfo struct {
 }
 
 // mcpProblems reports the unknown keys of the mcp block and its server_info (with the closest
-// key as the suggestion) and empty tool names, and makes a present, non-null mcp.tools a
-// non-nil list (an empty allow-list exposes nothing). null for mcp means the defaults.
-func (c *Config) mcpProblems(bkey string, data map[string]any, fw *frameworkConfig, bad map[string]bool) Problems {
+// key as the suggestion) and empty tool names, makes a present, non-null mcp.tools a non-nil
+// list (an empty allow-list exposes nothing), and gives the keys set to 0 that mean their
+// default that default. null for mcp means the defaults.
+func (c *Config) mcpProblems(bkey string, data map[string]any, fw *Instance, bad map[string]bool) Problems {
 	var ps Problems
 	raw, ok := data["mcp"].(map[string]any)
 	if !ok || bad["mcp"] {
@@ -92,6 +95,16 @@ func (c *Config) mcpProblems(bkey string, data map[string]any, fw *frameworkConf
 			ps = append(ps, c.src.problem(joinKey(joinKey(bkey, "mcp"), k.key),
 				"must not be negative (0 or null means the default)", ""))
 		}
+	}
+	d := Defaults().MCP
+	if fw.MCP.SessionIdleTimeout == 0 {
+		fw.MCP.SessionIdleTimeout = d.SessionIdleTimeout
+	}
+	if fw.MCP.MaxSessionsPerPrincipal == 0 {
+		fw.MCP.MaxSessionsPerPrincipal = d.MaxSessionsPerPrincipal
+	}
+	if fw.MCP.ConfirmTimeout == 0 {
+		fw.MCP.ConfirmTimeout = d.ConfirmTimeout
 	}
 	items, _ := raw["tools"].([]any)
 	for i, name := range fw.MCP.Tools {

@@ -13,8 +13,9 @@ func TestMCPBlock(t *testing.T) {
 		server("b", "mcp: {tools: []}") + server("c", "mcp: null") + server("d", "mcp: {tools: null, server_info: null}") + server("e")})
 	c := mustLoad(t, opts(dir, []string{"c.yaml"}))
 	a, _ := c.Instance("a")
-	want := MCPConfig{Tools: []string{"get_weather", "lookup"}, CoerceJSONStrings: true,
-		ServerInfo: MCPServerInfo{Name: "weather", Version: "1.2", Title: "Weather", Instructions: "Be brief."}}
+	want := Defaults().MCP
+	want.Tools, want.CoerceJSONStrings = []string{"get_weather", "lookup"}, true
+	want.ServerInfo = MCPServerInfo{Name: "weather", Version: "1.2", Title: "Weather", Instructions: "Be brief."}
 	if !reflect.DeepEqual(a.MCP, want) {
 		t.Errorf("a.MCP = %+v, want %+v", a.MCP, want)
 	}
@@ -22,8 +23,8 @@ func TestMCPBlock(t *testing.T) {
 		t.Errorf("b: tools: [] gave %#v, want an empty non-nil allow-list", b.MCP.Tools)
 	}
 	for _, name := range []string{"c", "d", "e"} {
-		if inst, _ := c.Instance(name); !reflect.DeepEqual(inst.MCP, MCPConfig{}) {
-			t.Errorf("%s.MCP = %#v, want the zero value (NeMo's behaviour)", name, inst.MCP)
+		if inst, _ := c.Instance(name); !reflect.DeepEqual(inst.MCP, Defaults().MCP) {
+			t.Errorf("%s.MCP = %#v, want the defaults (NeMo's behaviour)", name, inst.MCP)
 		}
 	}
 	// mcp is a framework key: a server's Decode does not see it.
@@ -41,7 +42,7 @@ func TestMCPStatefulKeys(t *testing.T) {
 		"mcp: {stateful: true, session_idle_timeout: 90s, max_sessions_per_principal: 3, confirm_timeout: 2s}")})
 	c := mustLoad(t, opts(dir, []string{"c.yaml"}))
 	a, _ := c.Instance("a")
-	want := MCPConfig{Stateful: true, SessionIdleTimeout: 90 * time.Second, MaxSessionsPerPrincipal: 3, ConfirmTimeout: 2 * time.Second}
+	want := MCPConfig{Stateful: true, SessionIdleTimeout: 90 * time.Second, MaxSessionsPerPrincipal: 3, ConfirmTimeout: 2 * time.Second, Lean: true}
 	if !reflect.DeepEqual(a.MCP, want) {
 		t.Errorf("a.MCP = %+v, want %+v", a.MCP, want)
 	}
@@ -52,9 +53,9 @@ func TestMCPLeanKey(t *testing.T) {
 	dir := writeDir(t, map[string]string{"c.yaml": server("a", "expose_tools_over_mcp: true", "mcp: {lean: false}") +
 		server("b", "mcp: {lean: true}") + server("c", "mcp: {lean: null}")})
 	c := mustLoad(t, opts(dir, []string{"c.yaml"}))
-	for name, want := range map[string]*bool{"a": new(false), "b": new(true), "c": nil} {
+	for name, want := range map[string]bool{"a": false, "b": true, "c": true} { // null: the default, true
 		inst, _ := c.Instance(name)
-		if !reflect.DeepEqual(inst.MCP.Lean, want) {
+		if inst.MCP.Lean != want {
 			t.Errorf("%s: mcp.lean = %v, want %v", name, inst.MCP.Lean, want)
 		}
 	}
@@ -82,4 +83,22 @@ func TestMCPBlockProblems(t *testing.T) {
 		{"server_info unknown key", "mcp: {server_info: {nam: x}}", blk + ".mcp.server_info.nam", "unknown key", "name"},
 		{"server_info name not a string", "mcp: {server_info: {name: [x]}}", blk + ".mcp.server_info.name", "expected a string", ""},
 	})
+}
+
+// The keys whose 0 means their default hold the default after Load, so
+// that the MCP door and the session store read them as they are.
+func TestZeroMeansTheDefault(t *testing.T) {
+	t.Parallel()
+	dir := writeDir(t, map[string]string{"c.yaml": server("a", "mcp: {session_idle_timeout: 0, max_sessions_per_principal: 0, confirm_timeout: 0}",
+		"session: {dial_timeout: 0, read_timeout: 0}")})
+	a, _ := mustLoad(t, opts(dir, []string{"c.yaml"})).Instance("a")
+	d := Defaults()
+	if a.MCP.SessionIdleTimeout != d.MCP.SessionIdleTimeout || a.MCP.MaxSessionsPerPrincipal != d.MCP.MaxSessionsPerPrincipal ||
+		a.MCP.ConfirmTimeout != d.MCP.ConfirmTimeout || a.Session.DialTimeout != d.Session.DialTimeout || a.Session.ReadTimeout != d.Session.ReadTimeout {
+		t.Errorf("mcp %+v, session %+v: want the defaults for 0", a.MCP, a.Session)
+	}
+	if d.MCP.SessionIdleTimeout != 10*time.Minute || d.MCP.MaxSessionsPerPrincipal != 100 || d.MCP.ConfirmTimeout != time.Minute ||
+		d.Session.DialTimeout != time.Second || d.Session.ReadTimeout != time.Second {
+		t.Errorf("defaults %+v %+v", d.MCP, d.Session)
+	}
 }

@@ -6,13 +6,9 @@ import (
 	"strings"
 )
 
-// DefaultMetricsPath is metrics.path's default: where GET serves the
-// instance's Prometheus metrics.
-const DefaultMetricsPath = "/metrics"
-
 // MetricsConfig is the metrics block of a server block: the instance's
 // Prometheus metrics (docs/operations.md lists every metric). Absent or null
-// (the zero value with Path defaulted), there is no metrics endpoint and no
+// (its defaults, [Defaults]), there is no metrics endpoint and no
 // instrumentation, as in NeMo Gym.
 //
 //	metrics:
@@ -24,8 +20,8 @@ type MetricsConfig struct {
 	// Prometheus text format on the instance's own port and instruments the
 	// instance: tool calls on both doors, HTTP requests, the session store.
 	Enabled bool `koanf:"enabled"`
-	// Path (metrics.path; "" when unset, which means [DefaultMetricsPath])
-	// is the path of the metrics endpoint: it starts with "/", has no query, and is none of
+	// Path (metrics.path; default [DefaultMetricsPath]) is the path of the
+	// metrics endpoint: it starts with "/", has no query, and is none of
 	// gymkit's own routes (/, /seed_session, /verify, /aggregate_metrics,
 	// /close_session, /reverify_mode, /mcp..., /health/..., /ng-rollout/...).
 	// A tool of the same name is a startup error of the host.
@@ -42,7 +38,7 @@ var reservedMetricsPaths = []string{"/", "/seed_session", "/verify", "/aggregate
 
 // metricsProblems reports the unknown keys of the metrics block and its
 // invalid values. null for the block, or for metrics.path, means absent.
-func (c *Config) metricsProblems(bkey string, data map[string]any, fw *frameworkConfig, bad map[string]bool) Problems {
+func (c *Config) metricsProblems(bkey string, data map[string]any, fw *Instance, bad map[string]bool) Problems {
 	var ps Problems
 	problem := func(key, msg string) { ps = append(ps, c.src.problem(joinKey(bkey, key), msg, "")) }
 	raw, ok := data["metrics"].(map[string]any)

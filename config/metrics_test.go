@@ -14,9 +14,9 @@ func TestMetricsBlock(t *testing.T) {
 		want MetricsConfig
 	}{
 		{"a", MetricsConfig{Enabled: true, Path: "/internal/metrics", Auth: true}},
-		{"b", MetricsConfig{}},
-		{"c", MetricsConfig{}},
-		{"d", MetricsConfig{Enabled: true}},
+		{"b", MetricsConfig{Path: DefaultMetricsPath}},
+		{"c", MetricsConfig{Path: DefaultMetricsPath}},
+		{"d", MetricsConfig{Enabled: true, Path: DefaultMetricsPath}},
 	}
 	for _, tt := range tests {
 		if inst, _ := c.Instance(tt.name); inst.Metrics != tt.want {

@@ -119,7 +119,9 @@ func TestNullFrameworkKeysAreTheDefault(t *testing.T) {
 		"w.resources_servers.w.session=null"))
 	inst, _ := c.Instance("w")
 	got := []any{inst.MaxBodyBytes, inst.ToolTimeout, inst.Session, inst.MCP, inst.Port}
-	want := []any{int64(DefaultMaxBodyBytes), time.Duration(0), SessionConfig{}, MCPConfig{}, 0}
+	d := Defaults()
+	d.Session.Prefix = DefaultSessionPrefix("w")
+	want := []any{d.MaxBodyBytes, d.ToolTimeout, d.Session, d.MCP, d.Port}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("max_body_bytes, tool_timeout, session, mcp, port = %+v, want the defaults %+v", got, want)
 	}

@@ -9,21 +9,10 @@ import (
 	"time"
 )
 
-// Defaults of the session keys of a server block.
-const (
-	// DefaultSessionIdleTimeout is session_idle_timeout's default: a rollout
-	// session without a request for one hour ends (its cookie is refused and
-	// its state is dropped).
-	DefaultSessionIdleTimeout = time.Hour
-	// DefaultSessionLifetime is session_lifetime's default: 14 days (336h,
-	// 1209600 s), the Max-Age of NeMo Gym's (Starlette's) session cookie.
-	DefaultSessionLifetime = 14 * 24 * time.Hour
-)
-
 // sessionProblems checks the session keys of a server block that were set
 // (present and not null): a duration must be positive. bkey is the block's
 // dotted path; bad holds the keys that already failed to decode.
-func (c *Config) sessionProblems(bkey string, data map[string]any, fw *frameworkConfig, bad map[string]bool) Problems {
+func (c *Config) sessionProblems(bkey string, data map[string]any, fw *Instance, bad map[string]bool) Problems {
 	var ps Problems
 	for _, k := range []struct {
 		key string
@@ -46,8 +35,8 @@ const (
 )
 
 // SessionConfig is the session block of a server block: where the instance keeps its rollout
-// state. Its zero value (the block absent, or null) keeps it in process memory, as NeMo Gym
-// does. With store: redis, every replica of the instance that has the same url, prefix and
+// state. Its defaults ([Defaults]; the block absent, or null) keep it in process memory, as NeMo
+// Gym does. With store: redis, every replica of the instance that has the same url, prefix and
 // session_secret serves every rollout (see docs/deployment.md):
 //
 //	session_secret: ${oc.env:GYMKIT_SECRET}
@@ -68,11 +57,14 @@ type SessionConfig struct {
 	Store string `koanf:"store"`
 	// URL (session.url) is the Redis server, required with store: redis.
 	URL string `koanf:"url"`
-	// Prefix (session.prefix) starts every Redis key; "" means "gymkit:<instance name>:".
+	// Prefix (session.prefix) starts every Redis key; Load sets "gymkit:<instance name>:"
+	// ([DefaultSessionPrefix]) when the block does not set it.
 	Prefix string `koanf:"prefix"`
-	// DialTimeout (session.dial_timeout, >= 0; 0 means 1s) bounds connecting to the store.
+	// DialTimeout (session.dial_timeout, >= 0; default [DefaultSessionStoreTimeout], 1s, also
+	// for 0) bounds connecting to the store.
 	DialTimeout time.Duration `koanf:"dial_timeout"`
-	// ReadTimeout (session.read_timeout, >= 0; 0 means 1s) bounds each store command.
+	// ReadTimeout (session.read_timeout, >= 0; default [DefaultSessionStoreTimeout], 1s, also
+	// for 0) bounds each store command.
 	ReadTimeout time.Duration `koanf:"read_timeout"`
 	// PoolSize (session.pool_size, >= 0; 0 means go-redis's default) bounds the connections.
 	PoolSize int `koanf:"pool_size"`
@@ -81,7 +73,7 @@ type SessionConfig struct {
 // sessionStoreProblems checks the session block: unknown keys (with a suggestion), the store
 // name, the url with store: redis, non-negative timeouts and pool size, and that store: redis
 // has a configured secret.
-func (c *Config) sessionStoreProblems(bkey string, data map[string]any, fw *frameworkConfig, bad map[string]bool, secrets Secrets) Problems {
+func (c *Config) sessionStoreProblems(bkey string, data map[string]any, fw *Instance, bad map[string]bool, secrets Secrets) Problems {
 	raw, ok := data["session"].(map[string]any)
 	if !ok || bad["session"] {
 		return nil
@@ -116,6 +108,12 @@ func (c *Config) sessionStoreProblems(bkey string, data map[string]any, fw *fram
 		if k.d < 0 {
 			ps = append(ps, c.src.problem(joinKey(skey, k.key), fmt.Sprintf("must be a duration >= 0 such as \"1s\" (0 for the default), got %v", k.d), ""))
 		}
+	}
+	if sc.DialTimeout == 0 {
+		sc.DialTimeout = Defaults().Session.DialTimeout
+	}
+	if sc.ReadTimeout == 0 {
+		sc.ReadTimeout = Defaults().Session.ReadTimeout
 	}
 	if sc.PoolSize < 0 {
 		ps = append(ps, c.src.problem(joinKey(skey, "pool_size"), fmt.Sprintf("must be >= 0 (0 for the default), got %d", sc.PoolSize), ""))

@@ -12,12 +12,12 @@ func TestSessionKeys(t *testing.T) {
 		server("b", "session_idle_timeout: null", "session_lifetime: 90", "close_session: null")})
 	cfg := mustLoad(t, opts(dir, []string{"c.yaml"}))
 	a, _ := cfg.Instance("a")
-	if a.SessionIdleTimeout != 30*time.Minute || a.SessionLifetime != 48*time.Hour || !a.NoCloseSession {
-		t.Errorf("a: idle %v, lifetime %v, no close %v", a.SessionIdleTimeout, a.SessionLifetime, a.NoCloseSession)
+	if a.SessionIdleTimeout != 30*time.Minute || a.SessionLifetime != 48*time.Hour || a.CloseSession {
+		t.Errorf("a: idle %v, lifetime %v, close %v", a.SessionIdleTimeout, a.SessionLifetime, a.CloseSession)
 	}
 	b, _ := cfg.Instance("b")
-	if b.SessionIdleTimeout != DefaultSessionIdleTimeout || b.SessionLifetime != 90*time.Second || b.NoCloseSession {
-		t.Errorf("b: idle %v, lifetime %v, no close %v", b.SessionIdleTimeout, b.SessionLifetime, b.NoCloseSession)
+	if b.SessionIdleTimeout != DefaultSessionIdleTimeout || b.SessionLifetime != 90*time.Second || !b.CloseSession {
+		t.Errorf("b: idle %v, lifetime %v, close %v", b.SessionIdleTimeout, b.SessionLifetime, b.CloseSession)
 	}
 	if DefaultSessionLifetime.Seconds() != 1209600 || DefaultSessionIdleTimeout != time.Hour {
 		t.Errorf("defaults %v, %v", DefaultSessionLifetime, DefaultSessionIdleTimeout)

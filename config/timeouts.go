@@ -6,10 +6,6 @@ import (
 	"time"
 )
 
-// DefaultBodyReadTimeout is body_read_timeout's default: how long a client
-// may take to send a request's body once its headers are read.
-const DefaultBodyReadTimeout = 30 * time.Second
-
 // toolTimeouts is the type of tool_timeouts: a duration by tool name.
 type toolTimeouts = map[string]time.Duration
 
@@ -26,14 +22,11 @@ func dropNullTimeouts(data map[string]any) {
 	}
 }
 
-// timeoutProblems defaults body_read_timeout in fw when data does not set
-// it, and reports the values out of range: body_read_timeout must be
-// positive, tool_timeout and every tool_timeouts entry at least zero.
-func (c *Config) timeoutProblems(bkey string, data map[string]any, fw *frameworkConfig, bad map[string]bool) Problems {
+// timeoutProblems reports the timeout values out of range: body_read_timeout
+// must be positive, tool_timeout and every tool_timeouts entry at least zero.
+func (c *Config) timeoutProblems(bkey string, data map[string]any, fw *Instance, bad map[string]bool) Problems {
 	var ps Problems
-	if _, ok := data["body_read_timeout"]; !ok {
-		fw.BodyReadTimeout = DefaultBodyReadTimeout
-	} else if !bad["body_read_timeout"] && fw.BodyReadTimeout <= 0 {
+	if _, ok := data["body_read_timeout"]; ok && !bad["body_read_timeout"] && fw.BodyReadTimeout <= 0 {
 		ps = append(ps, c.src.problem(joinKey(bkey, "body_read_timeout"),
 			fmt.Sprintf("must be a positive duration such as \"30s\" (or null for the default, 30s), got %v", fw.BodyReadTimeout), ""))
 	}

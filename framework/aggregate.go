@@ -10,14 +10,8 @@ import (
 	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
-// AggregateMetrics computes NeMo's /aggregate_metrics answer for a list of
-// verify responses (each a JSON object carrying _ng_task_index and
-// _ng_rollout_index), with srv's ComputeMetrics and KeyMetrics hooks
-// (python-compat section 1). The result is the ordered object
-// {"group_level_metrics":[...],"agent_metrics":{...},"key_metrics":{...}}.
-// A missing index is an error whose text is Python's, e.g.
-// KeyError('_ng_rollout_index') (a 500 on the wire).
-func AggregateMetrics(ctx context.Context, srv Server, verifyResponses []Value) (Value, error) {
+// aggregateMetrics is framework/host's AggregateMetrics (documented there).
+func aggregateMetrics(ctx context.Context, srv Server, verifyResponses []Value) (Value, error) {
 	var h aggregate.Hooks
 	if mc, ok := srv.(MetricsComputer); ok {
 		h.ComputeMetrics = func(tasks [][]pyjson.Value) (pyjson.Value, error) {
@@ -54,7 +48,7 @@ func objectValue(x any, hook string) (pyjson.Value, error) {
 	return v, nil
 }
 
-func (a *App) aggregateHandler(w http.ResponseWriter, r *http.Request) {
+func (a *app) aggregateHandler(w http.ResponseWriter, r *http.Request) {
 	args, _, err := readBody(r, a.jsonLimits)
 	if err != nil {
 		a.writeError(w, r, err)
@@ -65,7 +59,7 @@ func (a *App) aggregateHandler(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		return AggregateMetrics(ctx, a.srv, list)
+		return aggregateMetrics(ctx, a.srv, list)
 	}}
 	res, err := t.call(r.Context(), args, nil)
 	if err != nil {

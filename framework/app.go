@@ -8,112 +8,38 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
+	"sync"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/framework/internal/hostlink"
 	"github.com/gymkit/gymkit/internal/bodyio"
 	"github.com/gymkit/gymkit/internal/lax"
 	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
-// Options configure [Build].
-type Options struct {
-	// Name is the instance name (the top-level YAML key); it is given to
-	// Base.InstanceName and used in logs. Zero: "".
-	Name string
-	// Logger receives request errors and recovered panics. Nil: slog.Default().
-	Logger *slog.Logger
-	// SharedSessionState tells the environment ([Base.SharedSessionState])
-	// that its session state store is shared by several processes: the host
-	// sets it for session.store: redis (docs/deployment.md), where any
-	// replica may answer any call of a rollout, so per-rollout state kept in
-	// process memory would differ from replica to replica. Zero: not shared
-	// (the memory store, one process).
+// buildOptions are framework/host's Options (documented there), as build
+// reads them.
+type buildOptions struct {
+	Name               string
+	Config             *config.Instance // nil: config.Defaults()
+	Logger             *slog.Logger
 	SharedSessionState bool
-	// AfterSeed, when set, rewrites a successful /seed_session answer. body is
-	// the request body as the seed read it ({} when it was not a JSON
-	// object), shared with the seed's other hooks: its bytes are not read or
-	// checked again, and its tree is built only if a hook asks for it
-	// ([SeedBody.Value]; [SeedBody.Get] reads one key without it). result is
-	// the encoded answer. An error turns the seed into that error's status
-	// (a 500 for a plain error). The MCP door uses it to add the "mcp" key
-	// (contract d.3).
-	//
-	// A hook written when body was a Value (the parsed tree, built for
-	// every seed) reads body.Value() instead.
-	AfterSeed func(ctx context.Context, body *SeedBody, result []byte) ([]byte, error)
-	// NormalizeToolName, when set, maps the name of every function_call item
-	// of the /verify request's response.output before the verify handler sees
-	// it; the answer still echoes the names as received. The MCP door strips
-	// mcp__<instance>__ with it (contract d.7).
-	NormalizeToolName func(name string) string
-	// CloseSession, when set, frees the host's state of the request's
-	// rollout session for POST /close_session, after the environment's
-	// [SessionCloser] hook (the host deletes the session's state with it).
-	// Its error answers the close as a tool error would (a 500 for a plain
-	// error). Nil: only the hook runs.
-	CloseSession func(ctx context.Context) error
-	// NoCloseSession turns POST /close_session off: it then answers 404
-	// {"detail":"Not Found"} (the name stays reserved, so a Dispatch
-	// catch-all never sees it). Zero: the route is served.
-	NoCloseSession bool
-	// ToolTimeout bounds every tool call (both doors; not /seed_session,
-	// /verify or /aggregate_metrics): a call still running after it is
-	// answered 504 {"detail":"Tool '<name>' timed out after <d>"} (over MCP
-	// the isError "HTTP 504 from POST /<name>: ..."), its context is
-	// canceled, the answer does not wait for the handler, and a
-	// session.Update it makes from then on writes nothing
-	// (session.ErrDeadline). Zero or negative: no limit (config
-	// tool_timeout).
-	ToolTimeout time.Duration
-	// ToolTimeouts are per-tool limits by tool name (config tool_timeouts),
-	// replacing ToolTimeout for those tools; 0 means no limit for that tool.
-	// Without a Dispatch route every name must be a typed tool's (Build fails
-	// otherwise); with one, any name may be a dispatcher tool. Nil: none.
-	ToolTimeouts map[string]time.Duration
-	// MaxJSONDepth bounds the nesting of arrays and objects in a request
-	// body (config max_json_depth; at most [DefaultMaxJSONDepth], which
-	// larger values mean too): a deeper body is answered 413 {"detail":
-	// "Request body nested too deeply: ... (max_json_depth)"}. Zero or
-	// negative: DefaultMaxJSONDepth.
-	MaxJSONDepth int
-	// MaxJSONElements bounds the JSON values of a request body (config
-	// max_json_elements; every scalar, array and object counts one), checked
-	// while parsing so that the memory a parse takes is bounded by it: a
-	// body with more is answered 413 {"detail":"Request body too complex:
-	// ... (max_json_elements)"}. Zero or negative: [DefaultMaxJSONElements].
-	MaxJSONElements int
-	// MaskInternalErrors (config mask_internal_errors) replaces the detail
-	// of every 500 answer, on both doors, with "Internal error (id <id>)",
-	// <id> being 16 random hex digits logged ("internal error masked", at
-	// Error) with the real error: HTTP keeps the shape (a JSON string for
-	// a plain error or a panic, {"detail": ...} for an Errorf 500); over
-	// MCP the isError text is "HTTP 500 from POST /<tool>: Internal error
-	// (id <id>)". Other statuses, a detail an [ErrorTexter] chose, and the
-	// MCP door's own answers are left alone. Zero: details are shown
-	// (NeMo's behaviour).
-	MaskInternalErrors bool
-	// Interceptors are the host's interceptors: they wrap every tool call
-	// of the App on both doors, exactly as the environment's own ([Intercept],
-	// same rules for ordering among themselves, panics, timeouts and
-	// concurrency), but outside all of the environment's, so that they see
-	// every call the environment's interceptors refuse too, with the status
-	// its client is answered ([StatusCode]). Only gymkit's
-	// per-call log line runs outside them. The first is outermost. A nil
-	// entry fails Build. Nil: none. The server package's metrics
-	// (gymkit_tool_calls_total and the others, docs/operations.md) are one.
-	Interceptors []Interceptor
+	AfterSeed          func(ctx context.Context, body *SeedBody, result []byte) ([]byte, error)
+	NormalizeToolName  func(name string) string
+	CloseSession       func(ctx context.Context) error
+	Interceptors       []Interceptor
 }
 
-// App is one built server instance: its routes compiled once, ready to serve
-// plain HTTP ([App.Handler]) and to be exposed over MCP by the host. It is
-// immutable and safe for concurrent use after Build returns.
-type App struct {
+// app is one built server instance (framework/host's App): its routes
+// compiled once, ready to serve plain HTTP (handler) and to be exposed over
+// MCP by the host. It is immutable and safe for concurrent use after build
+// returns.
+type app struct {
 	srv      Server
 	name     string
 	log      *slog.Logger
@@ -123,21 +49,27 @@ type App struct {
 	verify   *verifyRoute
 	mw       []func(http.Handler) http.Handler
 	handler  http.Handler
-	opts     Options
+	opts     buildOptions
+	// The framework keys the App reads: close_session and
+	// mask_internal_errors (tool_timeout(s) are the tools', max_json_* are
+	// jsonLimits).
+	closeSession, mask bool
+	// The Tools hook's answer or its panic, from its one call (exposedTools).
+	exposedOnce sync.Once
+	exposed     []Tool
+	exposedErr  error
 
-	jsonLimits JSONLimits // resolved: both positive
+	jsonLimits pyjson.Limits // resolved: both positive
 }
 
-// Build prepares srv to serve: it gives [Base] the instance name and logger,
-// runs the [Provisioner] hook (so Routes and Tools may use what it loaded),
-// then calls srv.Routes once and compiles the routes. srv must already hold
-// its decoded config. Build returns one error listing every registration
-// problem (bad paths, unsupported request types, duplicates, a second
-// Dispatch) and refuses a server without Verify; a Provision error is
-// returned wrapped.
-func Build(ctx context.Context, srv Server, opts Options) (*App, error) {
+// build is framework/host's Build (documented there).
+func build(ctx context.Context, srv Server, opts buildOptions) (*app, error) {
 	if srv == nil {
 		return nil, errors.New("framework: Build(nil)")
+	}
+	cfg := config.Defaults()
+	if opts.Config != nil {
+		cfg = *opts.Config
 	}
 	log := opts.Logger
 	if log == nil {
@@ -159,7 +91,7 @@ func Build(ctx context.Context, srv Server, opts Options) (*App, error) {
 	if err := errors.Join(r.errs...); err != nil {
 		return nil, fmt.Errorf("server %s: %w", describe(srv, opts.Name), err)
 	}
-	limits, err := newToolLimits(opts.ToolTimeout, opts.ToolTimeouts, r.tools, r.catchAll != nil)
+	limits, err := newToolLimits(cfg.ToolTimeout, cfg.ToolTimeouts, r.tools, r.catchAll != nil)
 	if err != nil {
 		return nil, fmt.Errorf("server %s: %w", describe(srv, opts.Name), err)
 	}
@@ -172,7 +104,7 @@ func Build(ctx context.Context, srv Server, opts Options) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server %s: Intercept: %w", describe(srv, opts.Name), err)
 	}
-	hooks := &callHooks{chain: chain, mask: opts.MaskInternalErrors, log: log}
+	hooks := &callHooks{chain: chain, mask: cfg.MaskInternalErrors, log: log}
 	if et, ok := srv.(ErrorTexter); ok {
 		hooks.text = et
 	}
@@ -182,9 +114,10 @@ func Build(ctx context.Context, srv Server, opts Options) (*App, error) {
 	if r.catchAll != nil {
 		r.catchAll.limits, r.catchAll.hooks = limits, hooks
 	}
-	a := &App{srv: srv, name: opts.Name, log: log, tools: r.tools, catchAll: r.catchAll,
+	a := &app{srv: srv, name: opts.Name, log: log, tools: r.tools, catchAll: r.catchAll,
 		seed: r.seed, verify: r.verify, mw: r.middleware, opts: opts,
-		jsonLimits: JSONLimits{MaxDepth: opts.MaxJSONDepth, MaxElements: opts.MaxJSONElements}.resolved()}
+		closeSession: cfg.CloseSession, mask: cfg.MaskInternalErrors,
+		jsonLimits: pyjson.Limits{MaxDepth: cfg.MaxJSONDepth, MaxElements: cfg.MaxJSONElements}}
 	if a.seed == nil {
 		a.seed = defaultSeed()
 	}
@@ -199,15 +132,9 @@ func describe(srv Server, name string) string {
 	return fmt.Sprintf("%T", srv)
 }
 
-// Server returns the server value the App was built from.
-func (a *App) Server() Server { return a.srv }
-
-// Name returns the instance name given to Build.
-func (a *App) Name() string { return a.name }
-
-// Tools returns copies of the typed tools ([Post]) in registration order: the
-// "harvested" list a Tools hook receives.
-func (a *App) Tools() []Tool {
+// harvested returns copies of the typed tools ([Post]) in registration
+// order: the "harvested" list a Tools hook receives.
+func (a *app) harvested() []Tool {
 	out := make([]Tool, len(a.tools))
 	for i, t := range a.tools {
 		out[i] = *t
@@ -215,27 +142,41 @@ func (a *App) Tools() []Tool {
 	return out
 }
 
-// CatchAll returns the dispatcher's tool minter, or nil without [Dispatch].
-func (a *App) CatchAll() *CatchAll {
+// catchAllMinter returns the dispatcher's tool minter, or nil without
+// [Dispatch].
+func (a *app) catchAllMinter() *CatchAll {
 	if a.catchAll == nil {
 		return nil
 	}
 	return &CatchAll{d: a.catchAll}
 }
 
-// HasMiddleware reports whether the server added HTTP middleware with
-// Router.Use (which the MCP door would skip).
-func (a *App) HasMiddleware() bool { return len(a.mw) > 0 }
+// exposedTools returns the answer of the server's Tools hook
+// ([ToolsProvider]), the only place the hook is called: once, the first
+// time an App's exposed tools are asked for, the answer (or the error) kept
+// for every later ask. It is what the MCP door exposes, what the metrics
+// label and what /openapi.json lists of a dispatcher's tools. Without a
+// hook it is the typed tools. A panic in the hook is the error "the Tools
+// hook panicked: <value>".
+func (a *app) exposedTools() ([]Tool, error) {
+	a.exposedOnce.Do(func() {
+		harvested := a.harvested()
+		tp, ok := a.srv.(ToolsProvider)
+		if !ok {
+			a.exposed = harvested
+			return
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				a.exposed, a.exposedErr = nil, fmt.Errorf("the Tools hook panicked: %v", p)
+			}
+		}()
+		a.exposed = tp.Tools(harvested, a.catchAllMinter())
+	})
+	return slices.Clone(a.exposed), a.exposedErr
+}
 
-// Handler returns the instance's HTTP handler: the tool routes, /seed_session,
-// /verify, /aggregate_metrics, /close_session (see [SessionCloser]), GET /
-// ({"status":"ok"}), GET /reverify_mode,
-// FastAPI's 404/405/307 answers, /ng-rollout/<id>/ prefix stripping
-// (contract a.2) and panic recovery. Session cookies, body limits and /mcp are
-// the host's layers around it.
-func (a *App) Handler() http.Handler { return a.handler }
-
-func (a *App) buildHandler() http.Handler {
+func (a *app) buildHandler() http.Handler {
 	mux := chi.NewMux()
 	mux.Get("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, 200, []byte(`{"status":"ok"}`))
@@ -291,7 +232,7 @@ func (a *App) buildHandler() http.Handler {
 	for i := len(a.mw) - 1; i >= 0; i-- {
 		h = a.mw[i](h)
 	}
-	return stripRolloutPrefix(a.recoverer(h))
+	return hostlink.StripRolloutPrefix(a.recoverer(h))
 }
 
 // slashRedirect implements Starlette's redirect_slashes: a path that matches
@@ -329,7 +270,7 @@ func slashRedirect(mux *chi.Mux, r *http.Request) (string, bool) {
 // a runtime.Goexit into NeMo's 500. When the response was already started it
 // cannot be replaced: the connection is aborted instead (http.ErrAbortHandler)
 // so that the client never takes a truncated body for a complete one.
-func (a *App) recoverer(next http.Handler) http.Handler {
+func (a *app) recoverer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tw := &trackingWriter{ResponseWriter: w}
 		done := false
@@ -391,50 +332,9 @@ func (t *trackingWriter) Flush() {
 	}
 }
 
-var rolloutID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-
-type rolloutKey struct{}
-
 // RolloutID returns the rollout id of a request that arrived under the
 // /ng-rollout/<id>/ prefix (NeMo's observability runs, contract a.2), or "".
-func RolloutID(ctx context.Context) string {
-	s, _ := ctx.Value(rolloutKey{}).(string)
-	return s
-}
-
-// StripRolloutPrefix rewrites /ng-rollout/<id>/<rest> to /<rest> and records
-// <id> for [RolloutID]; other requests pass unchanged. It works on the
-// decoded path, as Starlette does after uvicorn decodes it, and clears
-// URL.RawPath so that routing sees the decoded path too (/%76erify is
-// /verify). The id must match ^[A-Za-z0-9][A-Za-z0-9._-]*$. Handler already
-// applies it; hosts use it for routes outside the App (such as /mcp).
-func StripRolloutPrefix(next http.Handler) http.Handler { return stripRolloutPrefix(next) }
-
-func stripRolloutPrefix(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rest, ok := strings.CutPrefix(r.URL.Path, "/ng-rollout/")
-		var id, tail string
-		if ok {
-			var found bool
-			id, tail, found = strings.Cut(rest, "/")
-			ok = found && rolloutID.MatchString(id)
-		}
-		if !ok && r.URL.RawPath == "" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		r2 := new(http.Request)
-		*r2 = *r
-		u := *r.URL
-		u.RawPath = ""
-		if ok {
-			u.Path = "/" + tail
-			r2 = r2.WithContext(context.WithValue(r.Context(), rolloutKey{}, id))
-		}
-		r2.URL = &u
-		next.ServeHTTP(w, r2)
-	})
-}
+func RolloutID(ctx context.Context) string { return hostlink.RolloutID(ctx) }
 
 // isJSONContentType is Starlette/FastAPI's test: maintype "application" and
 // subtype "json" or "*+json" (python-compat 4.2).
@@ -461,7 +361,7 @@ var errContentType = errors.New("TypeError('Object of type bytes is not JSON ser
 //
 // The body is returned checked but not parsed (nil for JSON null): a typed
 // request decodes straight from its text.
-func readBody(r *http.Request, lim JSONLimits) (*body, []byte, error) {
+func readBody(r *http.Request, lim pyjson.Limits) (*body, []byte, error) {
 	raw, err := bodyio.ReadAll(r.Body, r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -485,7 +385,7 @@ func readBody(r *http.Request, lim JSONLimits) (*body, []byte, error) {
 		// (python-compat 4.1, 4.2).
 		return nil, nil, errContentType
 	}
-	kind, err := pyjson.CheckKind(raw, lim.pyjson())
+	kind, err := pyjson.CheckKind(raw, lim)
 	if err != nil {
 		if fe := jsonLimitError(err); fe != nil {
 			return nil, nil, fe
@@ -503,12 +403,12 @@ func readBody(r *http.Request, lim JSONLimits) (*body, []byte, error) {
 	if kind == pyjson.Null {
 		return nil, nil, &ValidationError{items: []lax.ErrorItem{lax.MissingBody()}}
 	}
-	return textBody(raw, lim.pyjson(), kind), raw, nil
+	return textBody(raw, lim, kind), raw, nil
 }
 
 // toolHandler serves one tool (or the seed route) on the HTTP door. param
 // names the chi URL parameter holding the tool name (catch-all), or "".
-func (a *App) toolHandler(t *Tool, param string) http.HandlerFunc {
+func (a *app) toolHandler(t *Tool, param string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var args *body
 		var raw []byte
@@ -541,7 +441,7 @@ func (a *App) toolHandler(t *Tool, param string) http.HandlerFunc {
 // seedHandler serves POST /seed_session. The body is read and checked once
 // (readBody); the seed's decoder, AfterSeed and the hooks AfterSeed calls
 // share it, and its tree is built only if one of them needs all of it.
-func (a *App) seedHandler(w http.ResponseWriter, r *http.Request) {
+func (a *app) seedHandler(w http.ResponseWriter, r *http.Request) {
 	var args *body
 	var raw []byte
 	var seedBody *SeedBody
@@ -560,9 +460,8 @@ func (a *App) seedHandler(w http.ResponseWriter, r *http.Request) {
 		// unparseable or non-object body becomes {}, contract d.3).
 		seedBody = &SeedBody{}
 		if b, err := bodyio.ReadAll(r.Body, r.ContentLength); err == nil {
-			lim := a.jsonLimits.pyjson()
-			if kind, err := pyjson.CheckKind(b, lim); err == nil {
-				seedBody = seedBodyOf(b, lim, kind)
+			if kind, err := pyjson.CheckKind(b, a.jsonLimits); err == nil {
+				seedBody = seedBodyOf(b, a.jsonLimits, kind)
 			}
 		}
 	}
@@ -591,8 +490,8 @@ func (a *App) seedHandler(w http.ResponseWriter, r *http.Request) {
 // writeError renders it); the host's part runs even when the hook failed,
 // so the rollout's state is freed either way and a retry calls the hook
 // again.
-func (a *App) closeHandler(w http.ResponseWriter, r *http.Request) {
-	if a.opts.NoCloseSession {
+func (a *app) closeHandler(w http.ResponseWriter, r *http.Request) {
+	if !a.closeSession {
 		writeJSON(w, 404, []byte(`{"detail":"Not Found"}`))
 		return
 	}
@@ -614,7 +513,7 @@ func (a *App) closeHandler(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 200, []byte(`{}`))
 }
 
-func (a *App) writeResult(w http.ResponseWriter, r *http.Request, res any) {
+func (a *app) writeResult(w http.ResponseWriter, r *http.Request, res any) {
 	b, err := pyjson.Marshal(res, pyjson.Pydantic)
 	if err != nil {
 		a.writeError(w, r, fmt.Errorf("encoding the response: %w", err))
@@ -623,9 +522,9 @@ func (a *App) writeResult(w http.ResponseWriter, r *http.Request, res any) {
 	writeJSON(w, 200, b)
 }
 
-func (a *App) writeError(w http.ResponseWriter, r *http.Request, err error) {
+func (a *app) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	contentType := errors.Is(err, errContentType)
-	if a.opts.MaskInternalErrors {
+	if a.mask {
 		// Tool calls are masked by their policy already (settled); this
 		// covers the other routes and panics outside a tool.
 		err = maskError(r.Context(), a.log, err, "path", r.URL.Path)
@@ -666,7 +565,7 @@ func writeJSON(w http.ResponseWriter, code int, body []byte) {
 	_, _ = w.Write(body)
 }
 
-func (a *App) verifyHandler(w http.ResponseWriter, r *http.Request) {
+func (a *app) verifyHandler(w http.ResponseWriter, r *http.Request) {
 	v, _, err := readBody(r, a.jsonLimits)
 	if err != nil {
 		a.writeError(w, r, err)

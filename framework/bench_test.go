@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/internal/testkit/benchutil"
 )
 
@@ -18,7 +21,7 @@ import (
 // BenchmarkBaselineHandler as the same-run baseline: a hand-written net/http
 // handler using encoding/json (no coercions, no pydantic errors).
 func BenchmarkToolCallHandler(b *testing.B) {
-	app, err := framework.Build(context.Background(), new(adder), framework.Options{})
+	app, err := host.Build(context.Background(), new(adder), host.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -78,7 +81,7 @@ func (s *idsServer) Routes(r *framework.Router) {
 // encoding/json handler, with gymkit-MB-peak, std-MB-peak and body-MB.
 func BenchmarkBigBodyVsEncodingJSON(b *testing.B) {
 	body := `{"ids":[` + strings.Repeat("1,", 7_000_000) + `1]}`
-	app, err := framework.Build(context.Background(), new(idsServer), framework.Options{MaxJSONElements: 8_000_000})
+	app, err := host.Build(context.Background(), new(idsServer), host.Options{Config: new(configtest.Over(config.Instance{MaxJSONElements: 8_000_000}))})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -57,7 +57,7 @@ import (
 // part of CustomField: a type that appears in answers or session state
 // implements json.Marshaler (and json.Unmarshaler for session state) too,
 // as [Int] does. Types with UnmarshalJSON or UnmarshalText alone (such as
-// time.Time) are refused by [Build] in request types: wrap them in a type
+// time.Time) are refused at startup in request types: wrap them in a type
 // implementing CustomField. A type embedding a CustomField implements it
 // too (Go promotes the methods), so it is decoded as that field, not as a
 // struct of its own.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 type withTime struct {
@@ -50,7 +51,7 @@ func (s *amountsTool) Routes(r *framework.Router) {
 // the field and the public interface to implement, not an internal one.
 func TestBuildUnsupportedPointsAtCustomField(t *testing.T) {
 	t.Parallel()
-	_, err := framework.Build(context.Background(), new(timeTool), framework.Options{})
+	_, err := host.Build(context.Background(), new(timeTool), host.Options{})
 	if err == nil {
 		t.Fatal("Build accepted a time.Time request field")
 	}
@@ -69,7 +70,7 @@ func TestBuildUnsupportedPointsAtCustomField(t *testing.T) {
 // nil), as list items and map values, with the item located there.
 func TestCustomFieldPositions(t *testing.T) {
 	t.Parallel()
-	app, err := framework.Build(context.Background(), new(amountsTool), framework.Options{})
+	app, err := host.Build(context.Background(), new(amountsTool), host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,8 +40,9 @@
 //
 // Every server has POST /seed_session (default: any object, answers {}),
 // POST /verify (required, [Verify]), POST /aggregate_metrics (NeMo's
-// statistics, [AggregateMetrics]), POST /close_session (gymkit's: frees one
-// rollout, see [SessionCloser]; Options.NoCloseSession turns it off),
+// statistics, with the [MetricsComputer] and [KeyMetricsProvider] hooks),
+// POST /close_session (gymkit's: frees one rollout, see [SessionCloser];
+// close_session: false turns it off),
 // GET / ({"status":"ok"}) and GET /reverify_mode. Tools are [Post] routes, or
 // one [Dispatch] catch-all; the route names verify, seed_session,
 // aggregate_metrics, close_session and mcp are reserved.

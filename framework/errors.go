@@ -81,7 +81,7 @@ type ValidationError struct {
 
 	// The HTTP door's rendering (lax.RenderHTTPStrict), made once: the
 	// status of a 422 depends on it (a NaN input makes it a 500), and
-	// both a metrics interceptor ([StatusCode]) and the door's answer
+	// both a metrics interceptor (the host's StatusCode) and the door's answer
 	// ask for it.
 	httpOnce sync.Once
 	httpBody []byte
@@ -131,8 +131,9 @@ type Status struct {
 // door; on the MCP door the code of the isError text ([Status.MCPText]),
 // which differs from Code only for a 422 whose items hold a NaN or an
 // infinite input (HTTP answers NeMo's 500 for it). An interceptor's
-// metrics read it as [StatusCode](err, c.Door), which is the same code
-// without rendering a 422 twice; for a nil error it is 200.
+// metrics read it as the host's StatusCode(err, c.Door) (package
+// framework/host), which is the same code without rendering a 422 twice;
+// for a nil error it is 200.
 func (s Status) CodeFor(d Door) int {
 	if d == DoorMCP && s.mcpCode != 0 {
 		return s.mcpCode
@@ -154,12 +155,8 @@ func (s Status) MCPText(tool string) string {
 	return "HTTP " + strconv.Itoa(code) + " from POST /" + tool + ": " + s.Detail
 }
 
-// MCPErrorText returns StatusOf(err).MCPText(tool), the MCP door's isError
-// text for a failed call of tool, without the HTTP door's rendering: for a
-// [*ValidationError] the text is written once, so that a 422 echoing a
-// large input costs one copy of it (the per-request memory bound of
-// docs/security.md, "Exhaust memory").
-func MCPErrorText(err error, tool string) string {
+// mcpErrorText is framework/host's MCPErrorText (documented there).
+func mcpErrorText(err error, tool string) string {
 	var ve *ValidationError
 	if errors.As(err, &ve) {
 		b := make([]byte, 0, 32+len(tool))
@@ -186,25 +183,17 @@ func MCPErrorText(err error, tool string) string {
 //     the detail is that text.
 //
 // The JSON-string 500 is Python's unhandled-exception answer: the HTTP door
-// writes it without the rollout session's Set-Cookie (see
-// [SessionCookieOmitter]); every other answer, a 500 chosen with [Errorf]
-// included, keeps it (golden: nemo-gym-peer/example_mcp_weather.jsonl,
+// writes it without the rollout session's Set-Cookie (see the host's
+// SessionCookieOmitter, package framework/host); every other answer, a 500
+// chosen with [Errorf] included, keeps it (golden: nemo-gym-peer/example_mcp_weather.jsonl,
 // "unhandled 500 mid-rollout"; math_advanced_calculations.jsonl, "divide by
 // zero").
 //
 // A nil err gives Code 200 and a nil Body.
 func StatusOf(err error) Status { return statusOf(err, true) }
 
-// StatusCode returns StatusOf(err).CodeFor(d), the status door d answers
-// for err (200 for a nil err), without rendering what the status does not
-// depend on: a [*ValidationError] is 422 on the MCP door whatever its
-// items (no rendering at all), and on the HTTP door its body is rendered
-// once and kept for the answer (a NaN or infinite input makes it a 500,
-// see StatusOf). A metrics or logging interceptor should read the status
-// so: StatusOf renders a 422 echoing a large input in both forms, each
-// about the size of that input (the per-request memory bound of
-// docs/security.md, "Exhaust memory").
-func StatusCode(err error, d Door) int {
+// statusCode is framework/host's StatusCode (documented there).
+func statusCode(err error, d Door) int {
 	var ve *ValidationError
 	if err != nil && errors.As(err, &ve) {
 		if d == DoorMCP {
@@ -281,21 +270,10 @@ func statusOf(err error, detail bool) Status {
 	return Status{Code: 500, Body: body, Detail: text, unhandled: true}
 }
 
-// A SessionCookieOmitter is an http.ResponseWriter that can leave the rollout
-// session's Set-Cookie off the response it is about to send. The writer that
-// session.Middleware hands down is one. Before the HTTP door writes Python's
-// unhandled-exception answer (the JSON-string 500 of [StatusOf]: a panic, a
-// plain error, a body sent without a JSON Content-Type), it calls
-// OmitSessionCookie on the first writer of the Unwrap chain that implements
-// it, as NeMo's exception middleware (setup_exception_middleware in
-// nemo_gym/server_utils.py) answers those outside Starlette's
-// SessionMiddleware, with no Set-Cookie (and no Vary: Cookie, which the
-// session writer drops with it). A NeMo agent then replaces its
-// cookie jar with nothing, and its next call starts a new session, exactly
-// as against Python (golden: nemo-gym-peer/workplace_assistant.jsonl,
-// "unhandled 500 mid-rollout, then the next call"). OmitSessionCookie has no
-// effect once the headers were sent.
-type SessionCookieOmitter interface {
+// sessionCookieOmitter is framework/host's SessionCookieOmitter: a writer
+// that can leave the rollout session's Set-Cookie off the response (the
+// writer session's middleware hands down is one).
+type sessionCookieOmitter interface {
 	OmitSessionCookie()
 }
 
@@ -303,7 +281,7 @@ type SessionCookieOmitter interface {
 // Unwrap chain that has it.
 func omitSessionCookie(w http.ResponseWriter) {
 	for w != nil {
-		if o, ok := w.(SessionCookieOmitter); ok {
+		if o, ok := w.(sessionCookieOmitter); ok {
 			o.OmitSessionCookie()
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 // Amount is a money amount kept exactly as decimal text: it accepts a JSON
@@ -60,7 +61,7 @@ func (s *bank) Routes(r *framework.Router) {
 // reaches the tool, a bad one is a 422 located at the field.
 func ExampleCustomField() {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	app, err := framework.Build(context.Background(), new(bank), framework.Options{Logger: quiet})
+	app, err := host.Build(context.Background(), new(bank), host.Options{Logger: quiet})
 	if err != nil {
 		panic(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 type answerReq struct {
@@ -39,7 +40,7 @@ func (s *answerChecker) Routes(r *framework.Router) {
 // it needs with Get, and an empty Extra in the response echoes them all
 // (NeMo's extra="allow" verify models).
 func ExampleExtra() {
-	app, err := framework.Build(context.Background(), new(answerChecker), framework.Options{})
+	app, err := host.Build(context.Background(), new(answerChecker), host.Options{})
 	if err != nil {
 		panic(err)
 	}

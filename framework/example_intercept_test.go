@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 type audited struct{ framework.Base }
@@ -43,7 +44,7 @@ func (s *audited) Routes(r *framework.Router) {
 // door alike: this one audits, the next refuses a call.
 func ExampleIntercept() {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	app, err := framework.Build(context.Background(), new(audited), framework.Options{Logger: quiet})
+	app, err := host.Build(context.Background(), new(audited), host.Options{Logger: quiet})
 	if err != nil {
 		panic(err)
 	}

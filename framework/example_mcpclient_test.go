@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 // printClient is an MCPClient that prints what a tool sends, and answers
 // every elicitation with answer.
-type printClient struct{ answer framework.ElicitAnswer }
+type printClient struct{ answer host.ElicitAnswer }
 
 func (printClient) Progress(_ context.Context, progress, total float64, message string) error {
 	fmt.Printf("progress %v/%v %s\n", progress, total, message)
@@ -25,7 +26,7 @@ func (printClient) Log(_ context.Context, level framework.ClientLogLevel, _ stri
 	return nil
 }
 
-func (c printClient) Elicit(context.Context, string, json.RawMessage) (framework.ElicitAnswer, error) {
+func (c printClient) Elicit(context.Context, string, json.RawMessage) (host.ElicitAnswer, error) {
 	return c.answer, nil
 }
 
@@ -41,8 +42,8 @@ func ExampleConfirm() {
 	fmt.Println(errors.Is(err, framework.ErrNotConfirmed), errors.Is(err, framework.ErrElicitationUnavailable), framework.StatusOf(err).Code)
 
 	// The MCP door installs a client; only an explicit accept proceeds.
-	yes := framework.WithMCPClient(ctx, printClient{framework.ElicitAnswer{Action: framework.ElicitAccept, Content: json.RawMessage(`{"confirm":true}`)}})
-	no := framework.WithMCPClient(ctx, printClient{framework.ElicitAnswer{Action: framework.ElicitDecline}})
+	yes := host.WithMCPClient(ctx, printClient{host.ElicitAnswer{Action: framework.ElicitAccept, Content: json.RawMessage(`{"confirm":true}`)}})
+	no := host.WithMCPClient(ctx, printClient{host.ElicitAnswer{Action: framework.ElicitDecline}})
 	fmt.Println(framework.Confirm(yes, "Delete everything?"))
 	fmt.Println(framework.Confirm(no, "Delete everything?"))
 	// Output:
@@ -55,7 +56,7 @@ func ExampleConfirm() {
 
 // A tool reports progress and logs to the client through its context.
 func ExampleReportProgress() {
-	ctx := framework.WithMCPClient(context.Background(), printClient{})
+	ctx := host.WithMCPClient(context.Background(), printClient{})
 	for i := 1; i <= 2; i++ {
 		_ = framework.ReportProgress(ctx, float64(i), 2, "step")
 	}
@@ -70,8 +71,8 @@ func ExampleReportProgress() {
 
 // Elicit decodes an accepted answer into a Go value.
 func ExampleElicit() {
-	ctx := framework.WithMCPClient(context.Background(),
-		printClient{framework.ElicitAnswer{Action: framework.ElicitAccept, Content: json.RawMessage(`{"email":"ada@example.com"}`)}})
+	ctx := host.WithMCPClient(context.Background(),
+		printClient{host.ElicitAnswer{Action: framework.ElicitAccept, Content: json.RawMessage(`{"email":"ada@example.com"}`)}})
 	schema := json.RawMessage(`{"type":"object","properties":{"email":{"type":"string"}},"required":["email"]}`)
 	v, action, err := framework.Elicit[struct {
 		Email string `json:"email"`

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 // post sends one JSON POST to an App's handler and prints status and body.
@@ -45,7 +46,7 @@ func (s *adder) Routes(r *framework.Router) {
 // A typed tool: the body is decoded with pydantic's lax rules ("2" is an int)
 // and a bad body is FastAPI's 422.
 func ExamplePost() {
-	app, err := framework.Build(context.Background(), new(adder), framework.Options{})
+	app, err := host.Build(context.Background(), new(adder), host.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -85,7 +86,7 @@ func (s *calculator) Routes(r *framework.Router) {
 
 // A dispatcher: one catch-all POST /{tool}; Decode validates like Post.
 func ExampleDispatch() {
-	app, err := framework.Build(context.Background(), new(calculator), framework.Options{})
+	app, err := host.Build(context.Background(), new(calculator), host.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -125,7 +126,7 @@ func (s *grader) Routes(r *framework.Router) {
 // response as NeMo's pydantic models dump them (defaults filled, nulls kept,
 // keys in model order), then reward and the environment's fields.
 func ExampleVerify() {
-	app, err := framework.Build(context.Background(), new(grader), framework.Options{})
+	app, err := host.Build(context.Background(), new(grader), host.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -158,7 +159,7 @@ func (s *totaler) Routes(r *framework.Router) {
 // ("5", " 5 ", 1.0 and true are ints; 1.5 is not), summed exactly beyond
 // int64, and written as a bare JSON integer.
 func ExampleInt() {
-	app, err := framework.Build(context.Background(), new(totaler), framework.Options{})
+	app, err := host.Build(context.Background(), new(totaler), host.Options{})
 	if err != nil {
 		panic(err)
 	}

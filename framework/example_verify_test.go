@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 type tokenCounter struct{ framework.Base }
@@ -28,7 +29,7 @@ func (s *tokenCounter) Routes(r *framework.Router) {
 // Response.Dump and OutputItem.Dump give the validated response as NeMo's
 // pydantic models dump it, training fields included.
 func ExampleResponse_Dump() {
-	app, err := framework.Build(context.Background(), new(tokenCounter), framework.Options{})
+	app, err := host.Build(context.Background(), new(tokenCounter), host.Options{})
 	if err != nil {
 		panic(err)
 	}

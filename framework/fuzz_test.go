@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 type fuzzItem struct {
@@ -48,8 +51,8 @@ func (s *fuzzServer) Routes(r *framework.Router) {
 // what decoding the parsed tree gives (framework.DecodeValue): the
 // streaming decoder and the tree path agree through the door.
 func FuzzRequestBody(f *testing.F) {
-	app, err := framework.Build(context.Background(), new(fuzzServer), framework.Options{
-		MaxJSONDepth: 32, MaxJSONElements: 5000, Logger: slog.New(slog.DiscardHandler)})
+	app, err := host.Build(context.Background(), new(fuzzServer), host.Options{
+		Config: new(configtest.Over(config.Instance{MaxJSONDepth: 32, MaxJSONElements: 5000})), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/gymkit/gymkit/framework/internal/hostlink"
 	"github.com/gymkit/gymkit/session"
 )
 
@@ -27,8 +28,8 @@ type Call struct {
 	// SessionID is the rollout session id (session.ID), the same on both
 	// doors for one rollout; "" when the request carries none.
 	SessionID string
-	// Principal is who calls, as an auth layer put it in the request context
-	// with [WithPrincipal]; nil without one.
+	// Principal is who calls, as the host's auth layer put it in the request
+	// context ([PrincipalOf]); nil without one.
 	Principal any
 	// Args are the call's arguments as the door received them: the JSON
 	// request body on the HTTP door, the tools/call "arguments" object on the
@@ -59,8 +60,8 @@ type Invoker func(ctx context.Context, c *Call) (any, error)
 //   - observe the result or error next returns, and return them (or others);
 //   - call next with a context of its own (context.WithValue, a deadline).
 //
-// The function itself is called once per interceptor when [Build] composes
-// the chain, not per call.
+// The function itself is called once per interceptor when the instance is
+// built (at startup), not per call.
 type Interceptor func(next Invoker) Invoker
 
 // Intercept adds interceptors around every tool call of this server, on
@@ -72,13 +73,12 @@ type Interceptor func(next Invoker) Invoker
 //
 // Ordering: interceptors run in registration order, the first registered
 // outermost (it sees the call first and the result last). The host's
-// interceptors ([Options.Interceptors], such as the server package's
-// metrics) run outside all of them, and gymkit's own per-call log line is
+// interceptors (host.Options.Interceptors, package framework/host, such as
+// the server package's metrics) run outside all of them, and gymkit's own per-call log line is
 // one interceptor outside those, so it reports what the client was
 // answered, refusals included.
 //
-// Timeouts: the tool's limit (tool_timeout, tool_timeouts,
-// [Options.ToolTimeout]) applies inside the interceptors, to the tool
+// Timeouts: the tool's limit (tool_timeout, tool_timeouts) applies inside the interceptors, to the tool
 // alone: an interceptor is not bounded by it and sees the 504 *Error as
 // next's error. The context an interceptor gets is the request's (canceled
 // when the client goes away).
@@ -93,7 +93,7 @@ type Interceptor func(next Invoker) Invoker
 // tool's own panic is recovered inside, as without interceptors.)
 //
 // Errors returned through the chain are rendered by the usual rules, after
-// the error policy ([ErrorTexter], [Options.MaskInternalErrors]): the
+// the error policy ([ErrorTexter], mask_internal_errors): the
 // interceptors see the real error. Unlike [Router.Use], interceptors keep
 // a server exposable over MCP: they are the supported way to wrap tool
 // calls.
@@ -107,18 +107,10 @@ func Intercept(r *Router, ics ...Interceptor) {
 	}
 }
 
-type principalKey struct{}
-
-// WithPrincipal returns a copy of ctx carrying p, the authenticated caller
-// (a user, an API key's owner, JWT claims: any value the auth layer
-// chooses). Handlers read it with [PrincipalOf]; interceptors see it as
-// [Call.Principal].
-func WithPrincipal(ctx context.Context, p any) context.Context {
-	return context.WithValue(ctx, principalKey{}, p)
-}
-
-// PrincipalOf returns the principal [WithPrincipal] put in ctx, or nil.
-func PrincipalOf(ctx context.Context) any { return ctx.Value(principalKey{}) }
+// PrincipalOf returns the principal of the request: who calls, as the
+// host's auth layer found it (the auth block's API key name or JWT subject,
+// or what the environment's [TokenValidator] returned), or nil without one.
+func PrincipalOf(ctx context.Context) any { return hostlink.PrincipalOf(ctx) }
 
 // ErrorTexter is the optional error policy hook of an environment: it maps
 // the error of a tool call (either door) to the detail the client reads.
@@ -127,7 +119,7 @@ func PrincipalOf(ctx context.Context) any { return ctx.Value(principalKey{}) }
 // usual rendering. With ok true the status stays [StatusOf]'s and detail
 // replaces the detail: HTTP {"detail": detail} (for a 500 from a plain
 // error or a panic, the JSON string detail), over MCP "HTTP <status> from
-// POST /<tool>: <detail>"; [Options.MaskInternalErrors] does not mask it.
+// POST /<tool>: <detail>"; mask_internal_errors does not mask it.
 // It must be safe for concurrent use. Default: none.
 type ErrorTexter interface {
 	ErrorText(ctx context.Context, tool string, err error) (detail string, ok bool)
@@ -189,7 +181,7 @@ func guard(log *slog.Logger, inv Invoker) Invoker {
 
 // logCalls is gymkit's per-call log line: one record "tool call" per call,
 // with tool, door, session, status (the HTTP status the door answers,
-// [StatusCode]; 200 for a result) and duration. It is Info on
+// statusCode; 200 for a result) and duration. It is Info on
 // the MCP door, whose exchanges the host logs only as POST /mcp, and Debug
 // on the HTTP door, where the host's request line already records each call
 // (path, status, duration): one Info line per call on either door.
@@ -205,7 +197,7 @@ func logCalls(log *slog.Logger) Interceptor {
 			}
 			start := time.Now()
 			res, err := next(ctx, c)
-			code := StatusCode(err, c.Door)
+			code := statusCode(err, c.Door)
 			log.LogAttrs(ctx, level, "tool call",
 				slog.String("tool", c.Tool),
 				slog.String("door", c.Door.String()),
@@ -308,15 +300,16 @@ func errorID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// MaskError applies [Options.MaskInternalErrors] to an error that a door
+// maskOutside is framework/host's App.MaskError: it applies
+// mask_internal_errors to an error that a door
 // answers itself, outside the tool call (the MCP door's encoding failures
 // and escaped panics): with masking on, a 500 error becomes one whose
 // detail is "Internal error (id <id>)", the id logged with err and attrs
 // (slog key-value pairs); any other error, an error already masked or
 // mapped by the error policy, and every error with masking off, is
-// returned as is (a nil *App masks nothing). Safe for concurrent use.
-func (a *App) MaskError(ctx context.Context, err error, attrs ...any) error {
-	if err == nil || a == nil || !a.opts.MaskInternalErrors {
+// returned as is. Safe for concurrent use.
+func (a *app) maskOutside(ctx context.Context, err error, attrs ...any) error {
+	if err == nil || !a.mask {
 		return err
 	}
 	return maskError(ctx, a.log, err, attrs...)

@@ -183,23 +183,10 @@ func (s JSONStyle) options() pyjson.Options {
 // JSONPython, for NaN and infinities.
 func MarshalJSON(v any, style JSONStyle) ([]byte, error) { return pyjson.Marshal(v, style.options()) }
 
-// JSONSyntaxError is a [ParseJSON] failure: Msg is CPython's
-// json.JSONDecodeError message and Pos its character position.
-type JSONSyntaxError = pyjson.SyntaxError
-
-// Errors of [ParseJSON] other than a syntax error (each a 400 on the wire, as
-// FastAPI answers a body json.loads cannot decode).
-var (
-	// ErrJSONInvalidUTF8: the bytes are not valid UTF-8 (nor UTF-16/32).
-	ErrJSONInvalidUTF8 = pyjson.ErrInvalidUTF8
-	// ErrJSONTooDeep: arrays/objects nested deeper than 1000 levels.
-	ErrJSONTooDeep = pyjson.ErrTooDeep
-	// ErrJSONIntTooLong: an integer literal longer than 4300 digits.
-	ErrJSONIntTooLong = pyjson.ErrIntTooLong
-)
-
 // ParseJSON parses data as Python's json.loads does (NaN and Infinity
-// literals, duplicate keys last-wins, big ints exact). A syntax error is a
-// *[JSONSyntaxError] with CPython's message and character position; the other
-// failures are the ErrJSON* values.
+// literals, duplicate keys last-wins, big ints exact). A syntax error's text
+// is CPython's json.JSONDecodeError message with its position ("Expecting
+// value: line 1 column 1 (char 0)"); the other failures are invalid UTF-8,
+// arrays and objects nested deeper than 1000 levels and an integer literal
+// of more than 4300 digits.
 func ParseJSON(data []byte) (Value, error) { return pyjson.Parse(data) }

@@ -7,13 +7,17 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/framework/internal/hostlink"
 )
 
 // This file is the handler side of what an MCP client can do for a tool call
 // while it runs: progress, log messages, elicitation and confirmations. The
-// MCP door (package mcpexpose) installs an [MCPClient] in the context of every
-// tools/call ([WithMCPClient]); the functions below find it there. On the
-// HTTP door, and in a handler called directly (a unit test), there is none:
+// MCP door (package mcpexpose) installs the call's MCP client in the context
+// of every tools/call (package framework/host: MCPClient, WithMCPClient);
+// the functions below find it there. On the HTTP door, and in a handler
+// called directly (a unit test), there is none:
 // ReportProgress, LogToClient and ClientLogger do nothing, Elicit returns
 // [ErrElicitationUnavailable] and Confirm refuses ([ErrNotConfirmed]).
 //
@@ -29,48 +33,13 @@ import (
 //		...
 //	}
 
-// MCPClient is the MCP client of one tools/call, as the MCP door gives it to
-// the tool's context. Handlers do not call it: they use [ReportProgress],
-// [LogToClient], [ClientLogger], [Elicit] and [Confirm]. Another door (a test
-// double) may implement it. Its methods are safe for concurrent use and valid
-// until the tool call returns.
-type MCPClient interface {
-	// Progress sends notifications/progress for the call (progress and total
-	// in the tool's own units; total 0: unknown; message "": none). It
-	// returns nil without sending when the call carries no progress token.
-	Progress(ctx context.Context, progress, total float64, message string) error
-	// Log sends notifications/message at level, when the client's
-	// logging/setLevel level lets it through (else nil, nothing sent).
-	// logger is the message's "logger" field ("" omits it); data is any
-	// JSON-encodable value.
-	Log(ctx context.Context, level ClientLogLevel, logger string, data any) error
-	// Elicit sends elicitation/create (form mode) with message and the
-	// requested schema (a JSON Schema object of flat primitive properties,
-	// as MCP's elicitation allows) and waits for the answer or ctx. It fails
-	// with an error wrapping ErrElicitationUnavailable when the client
-	// cannot be asked: a stateless door, a client without the elicitation
-	// capability, an answer that cannot be streamed.
-	Elicit(ctx context.Context, message string, schema json.RawMessage) (ElicitAnswer, error)
-	// ConfirmTimeout is how long [Confirm] waits for an answer (the door's
-	// mcp.confirm_timeout; 0: DefaultConfirmTimeout).
-	ConfirmTimeout() time.Duration
-}
-
-// ElicitAnswer is a client's answer to elicitation/create: its action
-// ("accept", "decline" or "cancel") and, for accept, the content (a JSON
-// object; nil otherwise).
-type ElicitAnswer struct {
-	Action  ElicitAction
-	Content json.RawMessage
-}
-
 // ElicitAction is the action of an elicitation answer (MCP spec
 // "ElicitResult.action").
 type ElicitAction string
 
 // The actions of MCP's ElicitResult.
 const (
-	// ElicitAccept: the user submitted the form; Content holds the values.
+	// ElicitAccept: the user submitted the form ([Elicit] decodes its values).
 	ElicitAccept ElicitAction = "accept"
 	// ElicitDecline: the user explicitly refused.
 	ElicitDecline ElicitAction = "decline"
@@ -94,11 +63,6 @@ const (
 	ClientLogEmergency ClientLogLevel = "emergency"
 )
 
-// DefaultConfirmTimeout is how long [Confirm] waits for the user's answer
-// when the door sets no other (mcp.confirm_timeout): 60 s. No answer in time
-// refuses.
-const DefaultConfirmTimeout = 60 * time.Second
-
 var (
 	// ErrElicitationUnavailable is wrapped by the error of [Elicit] (and the
 	// refusal of [Confirm]) when the client cannot be asked: no MCP client
@@ -110,24 +74,6 @@ var (
 	ErrNotConfirmed = errors.New("not confirmed")
 )
 
-type mcpClientKey struct{}
-
-// WithMCPClient returns a copy of ctx carrying c, for the tool call running
-// in it. The MCP door calls it; nil c removes none (ctx is returned as is).
-func WithMCPClient(ctx context.Context, c MCPClient) context.Context {
-	if c == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, mcpClientKey{}, c)
-}
-
-// MCPClientOf returns the MCP client of the tool call running in ctx, or nil
-// (the HTTP door, a direct call).
-func MCPClientOf(ctx context.Context) MCPClient {
-	c, _ := ctx.Value(mcpClientKey{}).(MCPClient)
-	return c
-}
-
 // ReportProgress reports the progress of the running tool call to the MCP
 // client: notifications/progress {progressToken, progress, total, message}.
 // progress should increase from call to call; total 0 means unknown; message
@@ -138,7 +84,7 @@ func MCPClientOf(ctx context.Context) MCPClient {
 // JSON; a call that reports nothing is always answered as JSON). An error is
 // a failure to send (the client went away); the tool may ignore it.
 func ReportProgress(ctx context.Context, progress, total float64, message string) error {
-	c := MCPClientOf(ctx)
+	c := hostlink.MCPClientOf(ctx)
 	if c == nil {
 		return nil
 	}
@@ -156,7 +102,7 @@ func ReportProgress(ctx context.Context, progress, total float64, message string
 // "info" applies) only when the answer is a stream. Log to the server's own
 // log with slog as usual: this is for the client's user.
 func LogToClient(ctx context.Context, level ClientLogLevel, msg string, args ...any) error {
-	c := MCPClientOf(ctx)
+	c := hostlink.MCPClientOf(ctx)
 	if c == nil {
 		return nil
 	}
@@ -167,7 +113,7 @@ func LogToClient(ctx context.Context, level ClientLogLevel, msg string, args ...
 		data[a.Key] = a.Value.Resolve().Any()
 		return true
 	})
-	return c.Log(ctx, level, "", data)
+	return c.Log(ctx, string(level), "", data)
 }
 
 // ClientLogger returns a *slog.Logger whose records go to the MCP client of
@@ -176,7 +122,7 @@ func LogToClient(ctx context.Context, level ClientLogLevel, msg string, args ...
 // field "tool"), whatever context the logging call passes. Without an MCP
 // client it discards everything. Use it only while the call runs.
 func ClientLogger(ctx context.Context) *slog.Logger {
-	c := MCPClientOf(ctx)
+	c := hostlink.MCPClientOf(ctx)
 	if c == nil {
 		return slog.New(slog.DiscardHandler)
 	}
@@ -186,7 +132,7 @@ func ClientLogger(ctx context.Context) *slog.Logger {
 // clientLogHandler is the slog.Handler of ClientLogger.
 type clientLogHandler struct {
 	ctx   context.Context
-	c     MCPClient
+	c     hostlink.MCPClient
 	attrs []slog.Attr
 	group string
 }
@@ -207,7 +153,7 @@ func (h *clientLogHandler) Handle(_ context.Context, r slog.Record) error {
 		add(a)
 	}
 	r.Attrs(add)
-	return h.c.Log(h.ctx, slogToClient(r.Level), "tool", data)
+	return h.c.Log(h.ctx, string(slogToClient(r.Level)), "tool", data)
 }
 
 func (h *clientLogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
@@ -252,25 +198,25 @@ func slogToClient(l slog.Level) ClientLogLevel {
 // Accept rules out a stream.
 func Elicit[T any](ctx context.Context, message string, schema json.RawMessage) (T, ElicitAction, error) {
 	var v T
-	c := MCPClientOf(ctx)
+	c := hostlink.MCPClientOf(ctx)
 	if c == nil {
 		return v, "", fmt.Errorf("%w: the tool was not called over MCP", ErrElicitationUnavailable)
 	}
-	ans, err := c.Elicit(ctx, message, schema)
+	a, content, err := c.Elicit(ctx, message, schema)
 	if err != nil {
 		return v, "", err
 	}
-	if ans.Action != ElicitAccept {
-		return v, ans.Action, nil
+	action := ElicitAction(a)
+	if action != ElicitAccept {
+		return v, action, nil
 	}
-	content := ans.Content
 	if len(content) == 0 {
 		content = json.RawMessage(`{}`)
 	}
 	if err := json.Unmarshal(content, &v); err != nil {
-		return v, ans.Action, fmt.Errorf("elicitation answer: %w", err)
+		return v, action, fmt.Errorf("elicitation answer: %w", err)
 	}
-	return v, ans.Action, nil
+	return v, action, nil
 }
 
 // confirmSchema asks for one required boolean, "confirm".
@@ -285,15 +231,16 @@ var confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirm":{"
 // elicitation capability (all three also errors.Is
 // ErrElicitationUnavailable), a decline, a cancel, an accept without
 // confirm: true, no answer within the door's confirm timeout (mcp.confirm_timeout,
-// default [DefaultConfirmTimeout]) or ctx done first, or any failure to ask.
+// default 60s, [config.DefaultMCPConfirmTimeout]) or ctx done first, or any
+// failure to ask.
 func Confirm(ctx context.Context, message string) error {
-	c := MCPClientOf(ctx)
+	c := hostlink.MCPClientOf(ctx)
 	if c == nil {
 		return &ConfirmError{Reason: "the tool was not called over MCP", err: ErrElicitationUnavailable}
 	}
 	timeout := c.ConfirmTimeout()
 	if timeout <= 0 {
-		timeout = DefaultConfirmTimeout
+		timeout = config.DefaultMCPConfirmTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

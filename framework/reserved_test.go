@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 // A tool may not take a reserved route name; Build says what serves that
@@ -16,10 +17,10 @@ func TestReservedToolNamesSayWhatToUse(t *testing.T) {
 		"close_session":     "framework.SessionCloser",
 		"seed_session":      "implement SeedSession",
 		"verify":            "implement Verify",
-		"aggregate_metrics": "framework.AggregateMetrics",
+		"aggregate_metrics": "framework.MetricsComputer",
 		"mcp":               "MCP door",
 	} {
-		_, err := framework.Build(context.Background(), &reservedServer{name: name}, framework.Options{Name: "r"})
+		_, err := host.Build(context.Background(), &reservedServer{name: name}, host.Options{Name: "r"})
 		if err == nil || !strings.Contains(err.Error(), `"`+name+`" is reserved`) || !strings.Contains(err.Error(), want) {
 			t.Errorf("tool %q: Build error %v; want it reserved, naming %q", name, err, want)
 		}

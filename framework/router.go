@@ -13,10 +13,10 @@ import (
 
 // Router collects the routes an environment declares in its Routes method.
 // It is only valid during Routes; the framework builds the HTTP handler and the
-// MCP tools from it afterwards ([Build]).
+// MCP tools from it afterwards, at startup.
 //
 // Registration mistakes (a bad or duplicate path, an unsupported request
-// type, two dispatchers) are collected and reported by [Build] as one error
+// type, two dispatchers) are collected and reported at startup as one error
 // naming every route; registration never panics.
 type Router struct {
 	tools      []*Tool // typed tools in registration order
@@ -79,7 +79,7 @@ var reservedNames = map[string]bool{"verify": true, "seed_session": true, "aggre
 var reservedHint = map[string]string{
 	"verify":            "implement Verify on the server for that route",
 	"seed_session":      "implement SeedSession on the server for that route",
-	"aggregate_metrics": "the framework serves that route from the verify answers, see framework.AggregateMetrics",
+	"aggregate_metrics": "the framework serves that route from the verify answers: implement framework.MetricsComputer or framework.KeyMetricsProvider to add to it",
 	"mcp":               "the MCP door serves that route",
 	"close_session":     "implement Close (framework.SessionCloser) on the server for that route",
 }
@@ -88,7 +88,7 @@ var reservedHint = map[string]string{
 // the handler's Resp written as the 200 body, and, when the instance exposes
 // tools over MCP, the MCP tool of the same name (path without its "/").
 //
-// Req and Resp are values, not pointers (Build refuses pointers). Req is
+// Req and Resp are values, not pointers (refused at startup). Req is
 // normally a struct; it is decoded with pydantic v2's lax rules and a failure
 // is a 422 listing pydantic's error items. Its fields map to pydantic types:
 //
@@ -106,7 +106,7 @@ var reservedHint = map[string]string{
 //   - tags `default:"..."` (used when the key is absent) and `enum:"a,b"`
 //     (Literal) are honoured, as is `description:"..."` in the schema;
 //   - types with their own UnmarshalJSON (time.Time), []byte and maps with
-//     non-string keys are refused at Build.
+//     non-string keys are refused at startup.
 //
 // A Req of json.RawMessage, map[string]any, [Value] or [Object] is a dict
 // body (a Python `body: dict`): any JSON object, its keys not validated. Over
@@ -123,7 +123,7 @@ var reservedHint = map[string]string{
 // The handler's error decides the status ([StatusOf]): *Error keeps its status,
 // anything else (and a panic) is a 500. path must be "/name" with name
 // matching [A-Za-z0-9_-]+ and not one of verify, seed_session,
-// aggregate_metrics, mcp; Build reports violations.
+// aggregate_metrics, mcp; violations are reported at startup.
 func Post[Req, Resp any](r *Router, path string, h func(ctx context.Context, req Req) (Resp, error), opts ...RouteOption) {
 	name, ok := strings.CutPrefix(path, "/")
 	if !ok || name == "" {
@@ -203,7 +203,7 @@ type dispatcher struct {
 // say); decode it with [Decode] to validate its fields.
 //
 // A dispatcher's tools are not harvested for MCP: a Tools hook mints them with
-// [CatchAll.Tool]. A server has at most one dispatcher; Build refuses a second.
+// [CatchAll.Tool]. A server has at most one dispatcher; a second is refused at startup.
 func Dispatch(r *Router, h DispatchFunc) {
 	if h == nil {
 		r.errorf("Dispatch: nil handler")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 type seedRow struct {
@@ -19,17 +20,17 @@ type scoredReq struct {
 
 func TestAppSeedVerifySchemas(t *testing.T) {
 	t.Parallel()
-	def, err := framework.Build(context.Background(), &trapEnv{reg: plainVerify}, framework.Options{})
+	def, err := host.Build(context.Background(), &trapEnv{reg: plainVerify}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s := def.SeedSessionSchema(); s != nil {
 		t.Errorf("default seed schema %s, want nil (NeMo's base model)", s)
 	}
-	app, err := framework.Build(context.Background(), &trapEnv{reg: func(r *framework.Router) {
+	app, err := host.Build(context.Background(), &trapEnv{reg: func(r *framework.Router) {
 		framework.SeedSession(r, func(context.Context, seedRow) (struct{}, error) { return struct{}{}, nil })
 		framework.Verify(r, func(context.Context, scoredReq) (scoreFirst, error) { return scoreFirst{}, nil })
-	}}, framework.Options{})
+	}}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

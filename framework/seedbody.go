@@ -11,7 +11,7 @@ import (
 
 // SeedBody is the body of one POST /seed_session (the dataset row) as the
 // framework read it, shared by every seed hook of that request
-// ([Options.AfterSeed], the MCP door's [SeedToolFilter]): its bytes were
+// (the host's AfterSeed, the MCP door's [SeedToolFilter]): its bytes were
 // read and checked once (syntax, max_json_depth, max_json_elements), and
 // its tree is built at most once, by the first hook that asks for all of
 // it ([SeedBody.Value]). A hook that needs one key reads it with
@@ -49,14 +49,14 @@ func (s *SeedBody) isPlain() bool {
 }
 
 // ParseSeedBody returns the SeedBody of the request body data, checked as
-// /seed_session checks it with the default limits ([DefaultMaxJSONDepth],
-// [DefaultMaxJSONElements]). A body that is not JSON, or too deep or too
+// /seed_session checks it with the default limits of max_json_depth and
+// max_json_elements (docs/config.md). A body that is not JSON, or too deep or too
 // large for the limits, gives the parse error; valid JSON that is not an
 // object reads as {} without an error. The framework makes the SeedBody of
 // each seed itself: ParseSeedBody is for calling a seed hook in a test or
 // from a host of one's own.
 func ParseSeedBody(data []byte) (*SeedBody, error) {
-	lim := JSONLimits{}.pyjson()
+	lim := defaultLimits()
 	kind, err := pyjson.CheckKind(data, lim)
 	if err != nil {
 		return nil, err

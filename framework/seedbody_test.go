@@ -14,6 +14,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 // utf16LE is s encoded as UTF-16LE with a byte-order mark (Python's
@@ -190,7 +191,7 @@ func TestAfterSeedBody(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			app, err := framework.Build(context.Background(), tc.srv, framework.Options{Name: "seedhook", AfterSeed: after})
+			app, err := host.Build(context.Background(), tc.srv, host.Options{Name: "seedhook", AfterSeed: after})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -150,7 +150,7 @@ func (Base) ReverifyMode() string { return "unknown" }
 func (Base) Close(context.Context) error { return nil }
 
 // InstanceName returns the instance name the host gave this server (the
-// top-level YAML key), or "" before [Build] / outside a host.
+// top-level YAML key), or "" before startup / outside a host.
 func (b *Base) InstanceName() string { return b.name }
 
 // Logger returns the instance's logger (slog.Default() when unset). It is set
@@ -164,7 +164,7 @@ func (b *Base) Logger() *slog.Logger {
 
 // SharedSessionState reports whether the host shares the instance's session
 // state store between processes (session.store: redis; see
-// [Options.SharedSessionState]). An environment that keeps per-rollout
+// docs/deployment.md). An environment that keeps per-rollout
 // state in process memory should then keep it in the store instead
 // (session.Get / session.Update), or refuse to start: a rollout's calls
 // reach any replica. It is set before Provision; false outside a host.
@@ -220,9 +220,9 @@ func Register(name string, factory Factory) {
 	registry.m[name] = factory
 }
 
-// Lookup returns the factory registered under name, or an error that lists
-// the registered names.
-func Lookup(name string) (Factory, error) {
+// lookup is framework/host's Lookup: the factory registered under name, or
+// an error that lists the registered names.
+func lookup(name string) (Factory, error) {
 	registry.RLock()
 	defer registry.RUnlock()
 	if f, ok := registry.m[name]; ok {
@@ -231,8 +231,9 @@ func Lookup(name string) (Factory, error) {
 	return nil, fmt.Errorf("unknown server type %q (registered: %s)", name, strings.Join(namesLocked(), ", "))
 }
 
-// Names returns the registered server type names, sorted.
-func Names() []string {
+// names is framework/host's Names: the registered server type names,
+// sorted.
+func names() []string {
 	registry.RLock()
 	defer registry.RUnlock()
 	return namesLocked()

@@ -60,7 +60,7 @@ type Annotations struct {
 // tool made by [CatchAll.Tool]. Both doors call the same Tool with [Tool.Call]:
 // the HTTP door as POST /<Name>, the MCP door as tools/call <Name>.
 //
-// A Tool is immutable after [Build] and safe for concurrent use. The fields are
+// A Tool is immutable once the instance is built and safe for concurrent use. The fields are
 // what tools/list shows; change them (e.g. Description) in a Tools hook by
 // copying the value.
 type Tool struct {
@@ -110,9 +110,9 @@ func (t Tool) IsCatchAll() bool { return t.catchAll }
 // Call runs the tool once with JSON arguments, as door d: decode and validate
 // (a *ValidationError on failure), call the handler (a panic is recovered and
 // returned as a 500 error) through the interceptors ([Intercept]) and within
-// its timeout if it has one (a 504 *Error past it, see
-// [Options.ToolTimeout]), apply the error policy ([ErrorTexter],
-// [Options.MaskInternalErrors]), and return its result, to be encoded by
+// its timeout if it has one (tool_timeout: a 504 *Error past it), apply
+// the error policy ([ErrorTexter], mask_internal_errors), and return its
+// result, to be encoded by
 // the door.
 // args may be nil or empty for "no arguments" (the MCP door passes {} then).
 // A [*ValidationError] Call returns for a request it refuses refers to

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 type enumLoose struct {
@@ -103,7 +104,7 @@ func TestBuildRefusesTraps(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := framework.Build(context.Background(), &trapEnv{reg: tc.reg}, framework.Options{})
+			_, err := host.Build(context.Background(), &trapEnv{reg: tc.reg}, host.Options{})
 			if tc.want == nil {
 				if err != nil {
 					t.Fatalf("Build: %v", err)
@@ -127,7 +128,7 @@ func TestBuildRefusesTraps(t *testing.T) {
 // type text.
 func TestAnonymousRequestTitle(t *testing.T) {
 	t.Parallel()
-	app, err := framework.Build(context.Background(), &trapEnv{reg: func(r *framework.Router) {
+	app, err := host.Build(context.Background(), &trapEnv{reg: func(r *framework.Router) {
 		framework.Post(r, "/get_weather", func(context.Context, struct {
 			City string `json:"city" required:"true"`
 		}) (struct{}, error) {
@@ -135,7 +136,7 @@ func TestAnonymousRequestTitle(t *testing.T) {
 		})
 		framework.Post(r, "/ping", func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil })
 		plainVerify(r)
-	}}, framework.Options{})
+	}}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,8 +86,8 @@ type verifyRoute struct {
 // assistant message item without id (status defaults to "completed"), as
 // ../shared/data/nemo-gym-peer/example_mcp_weather.jsonl records). Resp embeds
 // [VerifyResponse] and sets Reward. The answer echoes the request's model
-// dumps as [VerifyResponse] describes. Every server must register Verify;
-// Build refuses one that does not.
+// dumps as [VerifyResponse] describes. Every server must register Verify:
+// one that does not is refused at startup.
 //
 // Req's and Resp's [Extra] may be embedded directly, as *Extra, or in an
 // embedded struct or pointer to one (the shallowest counts, as for the
@@ -323,14 +323,14 @@ func requestDump[Req any](req *Req, idx []int, tail []pyjson.Member, declared ma
 	return ms, nil
 }
 
-// SeedSessionSchema returns the JSON Schema of the environment's
+// seedSessionSchema is framework/host's App.SeedSessionSchema: the JSON Schema of the environment's
 // /seed_session body, generated from the request type given to
 // [SeedSession] as a tool's inputSchema is (a struct's fields, titles,
 // "required"; a dict body's {"type":"object","additionalProperties":true}),
 // or nil when the server keeps the default seed (any JSON object, NeMo's
 // BaseSeedSessionRequest) or takes [NoBody]. The bytes are shared: do not
 // modify them. Safe for concurrent use.
-func (a *App) SeedSessionSchema() json.RawMessage {
+func (a *app) seedSessionSchema() json.RawMessage {
 	if a.seed == nil || a.seed.noBody || a.seed.InputSchema == nil {
 		return nil
 	}
@@ -340,7 +340,7 @@ func (a *App) SeedSessionSchema() json.RawMessage {
 	return a.seed.InputSchema
 }
 
-// VerifySchemas returns the JSON Schemas of the environment's own /verify
+// verifySchemas is framework/host's App.VerifySchemas: the JSON Schemas of the environment's own /verify
 // request and response types (those given to [Verify]), generated as tool
 // schemas are: the embedded [VerifyRequest]'s responses_create_params and
 // response, or [VerifyResponse]'s responses_create_params, response and
@@ -352,7 +352,7 @@ func (a *App) SeedSessionSchema() json.RawMessage {
 // server package's /openapi.json does). Either is nil when its type cannot
 // be described. The bytes are shared: do not modify them. Safe for
 // concurrent use.
-func (a *App) VerifySchemas() (request, response json.RawMessage) {
+func (a *app) verifySchemas() (request, response json.RawMessage) {
 	if a.verify == nil {
 		return nil, nil
 	}

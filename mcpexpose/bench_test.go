@@ -23,7 +23,7 @@ import (
 //	http:        the HTTP door, POST /get_weather with the session cookie;
 //	mcp:         the MCP door, POST /mcp tools/call get_weather with the
 //	             token (the lean path answers it);
-//	mcp_sdkonly: the same door with Options.SDKOnly (the go-sdk path);
+//	mcp_sdkonly: the same door with mcp.lean: false (the go-sdk path);
 //	sdk:         the bare go-sdk stateless JSON path, a trivial raw tool on
 //	             mcp.NewStreamableHTTPHandler, no gymkit at all.
 //
@@ -47,7 +47,7 @@ func BenchmarkToolCall(b *testing.B) {
 		benchPost(b, client, h.URL+"/mcp", callMsg, hdr, `"isError":false`)
 	})
 	b.Run("mcp_sdkonly", func(b *testing.B) {
-		hs := benchWeather(b, func(o *mcpexpose.Options) { o.SDKOnly = true })
+		hs := benchWeather(b, func(o *mcpexpose.Options) { o.Config.MCP.Lean = false })
 		ros := benchSeed(b, hs)
 		hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
 			"Mcp-Protocol-Version": {"2025-06-18"}, mcpexpose.TokenHeader: {ros.token}}
@@ -151,7 +151,7 @@ func benchSeed(b *testing.B, h *host) rollout {
 // BenchmarkLeanPath compares, in process (ServeHTTP on the composed
 // handler: session middleware, the door, the tool updating its session
 // state), one tools/call get_weather on the lean path and on the go-sdk
-// path (Options.SDKOnly) of the same server:
+// path (mcp.lean: false) of the same server:
 //
 //	lean, sdk: each path alone (ns/op, B/op, allocs/op);
 //	ratio:     both in one loop, alternating, reporting each path's ns/op

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 // reserved are the names that are never tools (contract d.2, and gymkit's
@@ -135,7 +136,7 @@ func objectSchema(s json.RawMessage) error {
 }
 
 // build pre-renders the tool list and makes the MCP server.
-func (d *Door) build(app *framework.App, tools []framework.Tool) error {
+func (d *Door) build(app *host.App, tools []framework.Tool) error {
 	usesCatchAll := slices.ContainsFunc(tools, framework.Tool.IsCatchAll) // the hook's choice, before mcp.tools
 	tools = d.allowListed(tools)
 	d.tools = make(map[string]*exposed, len(tools))
@@ -216,7 +217,7 @@ func (d *Door) build(app *framework.App, tools []framework.Tool) error {
 	d.sdk = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless:                  true,
 		JSONResponse:               true,
-		DisableLocalhostProtection: true, // the door's own check (Options.Loopback, AllowedHosts)
+		DisableLocalhostProtection: true, // the door's own check (a loopback host, mcp_allowed_hosts)
 		MaxRequestBodyBytes:        d.maxBody,
 		Logger:                     sdkLogger(d.log),
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/session"
 )
 
@@ -208,7 +209,7 @@ func (d *Door) callTool(site callSite, req *mcp.CallToolRequest, name, tok strin
 	res, err := d.run(site, req, e, sid, args)
 	if err != nil {
 		err = d.app.MaskError(ctx, err, "tool", name, "door", "mcp") // mask_internal_errors
-		text := framework.MCPErrorText(err, name)
+		text := host.MCPErrorText(err, name)
 		if code := mcpStatus(text); code >= 500 {
 			d.logAttrs(ctx, "tool call failed", failureLevel(err), "tool", name, "status", code, "error", err)
 		}
@@ -270,7 +271,7 @@ type outcome struct {
 // 2026-07-28 (in a stateless POST, the SDK cancels a call only when that
 // request ends anyway). run always waits for the tool to end.
 //
-// The tool's context also carries the call's framework.MCPClient, and its
+// The tool's context also carries the call's host.MCPClient, and its
 // values fall back to the SDK's (see callContext). In stateful mode the
 // SDK's context ends when the client sends notifications/cancelled for the
 // call, and so does the tool's.
@@ -287,7 +288,7 @@ func (d *Door) run(site callSite, req *mcp.CallToolRequest, e *exposed, sid stri
 	if sdkCtx == nil {
 		base = ctx // the lean path: no SDK context
 	}
-	tctx := framework.WithMCPClient(base, &client{d: d, req: req, streamOK: streamOK})
+	tctx := host.WithMCPClient(base, &client{d: d, req: req, streamOK: streamOK})
 	ch := make(chan outcome, 1)
 	go callTool(session.WithID(tctx, d.sessions, sid), e.tool, args, ch)
 	o := <-ch
@@ -337,7 +338,7 @@ func (d *Door) success(ctx context.Context, e *exposed, res any) *callResult {
 		}
 		err = fmt.Errorf("encoding the response: %w", err)
 		d.logAttrs(ctx, "tool call failed", slog.LevelError, "tool", e.tool.Name, "status", 500, "error", err)
-		return errorResult(framework.MCPErrorText(d.app.MaskError(ctx, err, "tool", e.tool.Name, "door", "mcp"), e.tool.Name))
+		return errorResult(host.MCPErrorText(d.app.MaskError(ctx, err, "tool", e.tool.Name, "door", "mcp"), e.tool.Name))
 	}
 	switch {
 	case len(b) > 0 && b[0] == '{':
@@ -349,7 +350,7 @@ func (d *Door) success(ctx context.Context, e *exposed, res any) *callResult {
 		// pointer's null) breaks the tool's own declaration.
 		err := fmt.Errorf("the tool declares an object outputSchema but returned %s", describeJSON(b))
 		d.logAttrs(ctx, "tool call failed", slog.LevelError, "tool", e.tool.Name, "status", 500, "error", err)
-		return errorResult(framework.MCPErrorText(d.app.MaskError(ctx, err, "tool", e.tool.Name, "door", "mcp"), e.tool.Name))
+		return errorResult(host.MCPErrorText(d.app.MaskError(ctx, err, "tool", e.tool.Name, "door", "mcp"), e.tool.Name))
 	case len(b) > 0 && b[0] == '"':
 		var s string
 		if err := json.Unmarshal(b, &s); err == nil {

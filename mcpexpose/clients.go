@@ -11,28 +11,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 // This file holds what the door offers general MCP clients on top of
 // NeMo's contract, each off by default: a configured allow-list
-// (Options.Tools), the initialize answer (Options.ServerInfo) and the
-// repair of arguments sent as JSON strings (Options.CoerceJSONStrings).
-
-// ServerInfo is what initialize answers about the server (the instance's
-// mcp.server_info). An empty field takes its default.
-type ServerInfo struct {
-	// Name is serverInfo.name; default: Options.Instance. The seed key's
-	// "server_name" is the instance name whatever Name says.
-	Name string
-	// Version is serverInfo.version; default: gymkit's module version in
-	// this binary ("(devel)" in a build without module information).
-	Version string
-	// Title is serverInfo.title (omitted when empty).
-	Title string
-	// Instructions is the initialize result's "instructions" (omitted
-	// when empty).
-	Instructions string
-}
+// (mcp.tools), the initialize answer (mcp.server_info: an empty name is
+// the instance name, an empty version gymkit's module version in this
+// binary, "(devel)" in a build without module information) and the repair
+// of arguments sent as JSON strings (mcp.coerce_json_strings).
 
 // implementation is the initialize result's serverInfo.
 func (d *Door) implementation() *mcp.Implementation {
@@ -47,7 +34,7 @@ func (d *Door) implementation() *mcp.Implementation {
 }
 
 // allowListed returns the tools of tools that the configured allow-list
-// (Options.Tools) names, all of them without one, in their order. It logs
+// (mcp.tools) names, all of them without one, in their order. It logs
 // once, as a warning, the names of the list that are not among tools,
 // each with the closest existing name.
 func (d *Door) allowListed(tools []framework.Tool) []framework.Tool {
@@ -119,7 +106,7 @@ func editDistance(a, b string) int {
 }
 
 // ArgumentRepairs returns how many tools/call arguments the door has
-// decoded from JSON strings since it was made (Options.CoerceJSONStrings;
+// decoded from JSON strings since it was made (mcp.coerce_json_strings;
 // always 0 when it is off): one per repaired field. It is safe for
 // concurrent use, for a metrics exporter to read.
 func (d *Door) ArgumentRepairs() uint64 { return d.repairs.Load() }
@@ -251,7 +238,7 @@ func (d *Door) repairArgs(ctx context.Context, e *exposed, args json.RawMessage)
 		last = sp.end
 	}
 	out = append(out, args[last:]...)
-	if framework.CheckJSON(out, d.jsonLimits) != nil {
+	if host.CheckJSON(out, d.jsonLimits) != nil {
 		return args // decoded, the arguments would break max_json_depth or max_json_elements
 	}
 	for _, sp := range splices {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/mcpexpose"
 )
@@ -15,7 +16,7 @@ import (
 // ---- mcp.tools: the configured allow-list ----
 
 func allowList(names ...string) hostOptions {
-	return hostOptions{door: func(o *mcpexpose.Options) { o.Tools = names }}
+	return hostOptions{door: func(o *mcpexpose.Options) { o.Config.MCP.Tools = names }}
 }
 
 func listTools(t *testing.T, cs *mcp.ClientSession) []string {
@@ -85,7 +86,7 @@ func TestConfigAllowListUnderTokenAllowList(t *testing.T) {
 }
 
 func TestConfigAllowListEmptyExposesNothing(t *testing.T) {
-	h := newHost(t, &Store{}, hostOptions{door: func(o *mcpexpose.Options) { o.Tools = []string{} }})
+	h := newHost(t, &Store{}, hostOptions{door: func(o *mcpexpose.Options) { o.Config.MCP.Tools = []string{} }})
 	ro := h.seed(`{}`)
 	cs := h.client(ro.token)
 	if got := listTools(t, cs); len(got) != 0 {
@@ -121,7 +122,7 @@ func TestConfigAllowListUnknownNamesLoggedOnce(t *testing.T) {
 
 func TestServerInfoInInitialize(t *testing.T) {
 	h := newHost(t, &Store{}, hostOptions{instance: "weather", door: func(o *mcpexpose.Options) {
-		o.ServerInfo = mcpexpose.ServerInfo{Name: "Weather Tools", Version: "1.2.3", Title: "Weather", Instructions: "Call get_weather first."}
+		o.Config.MCP.ServerInfo = config.MCPServerInfo{Name: "Weather Tools", Version: "1.2.3", Title: "Weather", Instructions: "Call get_weather first."}
 	}})
 	init := h.client("").InitializeResult()
 	if si := init.ServerInfo; si.Name != "Weather Tools" || si.Version != "1.2.3" || si.Title != "Weather" {
@@ -138,7 +139,7 @@ func TestServerInfoInInitialize(t *testing.T) {
 
 func TestServerInfoDefaults(t *testing.T) {
 	h := newHost(t, &Store{}, hostOptions{instance: "weather", door: func(o *mcpexpose.Options) {
-		o.ServerInfo = mcpexpose.ServerInfo{Title: "Weather"} // the rest defaulted
+		o.Config.MCP.ServerInfo = config.MCPServerInfo{Title: "Weather"} // the rest defaulted
 	}})
 	init := h.client("").InitializeResult()
 	if si := init.ServerInfo; si.Name != "weather" || si.Version == "" || si.Title != "Weather" {
@@ -186,7 +187,7 @@ func summer() *Store {
 }
 
 func coerce(on bool) hostOptions {
-	return hostOptions{door: func(o *mcpexpose.Options) { o.CoerceJSONStrings = on }}
+	return hostOptions{door: func(o *mcpexpose.Options) { o.Config.MCP.CoerceJSONStrings = on }}
 }
 
 func TestCoerceJSONStringsOn(t *testing.T) {

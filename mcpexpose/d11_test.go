@@ -608,7 +608,7 @@ func TestNormalizeToolNameWithoutServerNameStripsFirstNamespace(t *testing.T) {
 			t.Errorf("NormalizeToolName(%q, %q) = %q, want %q", tc.name, tc.server, got, tc.want)
 		}
 	}
-	d, err := mcpexpose.New(mcpexpose.Options{Instance: "store", Sessions: newSessions(), Secret: []byte("k")})
+	d, err := mcpexpose.New(mcpexpose.Options{Config: instanceConfig("store"), Sessions: newSessions(), Secret: []byte("k")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,18 +1,19 @@
 // Package mcpexpose is gymkit's MCP door: it serves an instance's typed
 // tools over MCP (Streamable HTTP, stateless with JSON responses by default;
-// MCP sessions with Options.Stateful) at /mcp,
+// MCP sessions with mcp.stateful) at /mcp,
 // reaching the same framework.Tool values, the same rollout session and the
 // same errors as the HTTP door, as NeMo Gym's expose_tools_over_mcp does
 // (contract section d). Environments never import it: the host (package
 // server) wires it when the instance's YAML says expose_tools_over_mcp: true.
 //
+//	cfg := config.Defaults() // or an instance of config.Load: the mcp block, the limits
+//	cfg.Name = "weather"
 //	sm := session.MustNewManager(session.Options{CookieName: "example_mcp_weather___weather"})
-//	door, err := mcpexpose.New(mcpexpose.Options{
-//		Instance: "weather", Secret: secret, Loopback: true, Sessions: sm,
-//	})
+//	door, err := mcpexpose.New(mcpexpose.Options{Config: &cfg, Secret: secret, Sessions: sm})
 //	if err != nil { ... }
-//	app, err := framework.Build(ctx, new(examplemcpweather.Weather), framework.Options{
+//	app, err := host.Build(ctx, new(examplemcpweather.Weather), host.Options{
 //		Name:              "weather",
+//		Config:            &cfg,
 //		AfterSeed:         door.AfterSeed,         // the "mcp" key of /seed_session
 //		NormalizeToolName: door.NormalizeToolName, // mcp__weather__get_weather -> get_weather at /verify
 //	})
@@ -26,11 +27,11 @@
 //
 // # Talking back to the client
 //
-// Every tools/call's context carries a framework.MCPClient: the tool's
+// Every tools/call's context carries a host.MCPClient: the tool's
 // framework.ReportProgress and framework.LogToClient ride the call's answer,
 // which the door turns into an event stream at the first message (a call
 // that sends none is answered as JSON); framework.Elicit and
-// framework.Confirm need Options.Stateful (a stateless server cannot send
+// framework.Confirm need mcp.stateful (a stateless server cannot send
 // requests) and refuse otherwise. See docs/mcp.md.
 //
 // # Tools
@@ -77,8 +78,7 @@
 // paths), through the same token, allow-list, session and
 // framework.Tool.Call code. Everything else (_meta and progress streams,
 // other methods, batches, unusual ids, a stateful door) is served by the
-// go-sdk as before. Options.SDKOnly (mcp.lean: false) turns the lean path
-// off. See lean.go for the shapes it takes.
+// go-sdk as before. mcp.lean: false turns the lean path off. See lean.go for the shapes it takes.
 //
 // docs/mcp.md describes the door for users: wiring, tokens, allow-lists,
 // the differences from Python, and the conformance results.

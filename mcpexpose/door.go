@@ -13,7 +13,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/internal/buildinfo"
 	"github.com/gymkit/gymkit/session"
 )
@@ -28,21 +30,63 @@ const (
 	URLPath = "/mcp"
 	// SeedKey is the key the door adds to a /seed_session answer.
 	SeedKey = "mcp"
-	// DefaultMaxBodyBytes is the /mcp request body limit when
-	// Options.MaxBodyBytes is 0: 16 MiB, as for the HTTP door.
-	DefaultMaxBodyBytes int64 = 16 << 20
 )
 
 // Options configure [New].
 type Options struct {
-	// Instance is the instance name (the top-level YAML key). It is the MCP
-	// server name (serverInfo.name, the "server_name" of the seed key), is
-	// bound into every session token, and gives the prefix that verify-time
-	// normalization strips (mcp__<Instance>__). Required.
-	Instance string
-	// ServerType is the registered server type; it only appears in logs and
-	// startup errors.
-	ServerType string
+	// Config is the instance's configuration: loaded by config.Load, or
+	// config.Defaults() with Name set; its values are used as they are.
+	// Required, with its Name. The door reads:
+	//   - Name, the instance name: the MCP server name (serverInfo.name by
+	//     default, the "server_name" of the seed key), bound into every
+	//     session token, and the prefix verify-time normalization strips
+	//     (mcp__<Name>__); ServerType only appears in logs and startup
+	//     errors;
+	//   - Host: a loopback host (localhost, 127.0.0.0/8, [::1]) turns on
+	//     DNS-rebinding protection: a request whose Host (or Origin, when
+	//     present) is neither a loopback name nor in mcp_allowed_hosts is
+	//     refused with 403;
+	//   - MCPAllowedHosts (mcp_allowed_hosts): further Host/Origin names
+	//     that the DNS-rebinding check accepts, for proxies: "name" accepts
+	//     any port, "name:port" that port only, "*" any host; a non-empty
+	//     list turns the check on whatever address the instance binds;
+	//   - CORS.AllowedOrigins (cors.allowed_origins): origins that the
+	//     DNS-rebinding check accepts in Origin, as the CORS layer in front
+	//     of the door allows their browsers; they do not turn the check on,
+	//     and Host is still checked;
+	//   - MaxBodyBytes (413 beyond, as a JSON-RPC error), MaxJSONDepth and
+	//     MaxJSONElements (413 beyond, naming the key) for /mcp bodies;
+	//   - MCP, the mcp block: mcp.tools (an allow-list: a tool it does not
+	//     name is absent from tools/list and answered by tools/call exactly
+	//     as a nonexistent one, and is never put in a session token; names
+	//     that are not exposed tools are ignored, and logged once by
+	//     Attach, a warning naming each with the closest exposed name; a
+	//     session token's allow-list narrows it further), mcp.server_info
+	//     (the initialize answer's serverInfo and instructions),
+	//     mcp.coerce_json_strings (argument repair: a top-level field whose
+	//     input schema asks for an array or an object, and not a string,
+	//     and whose value is a string starting with [ or { that parses as
+	//     JSON gets the decoded value before validation; each repair is
+	//     logged at debug and counted, [Door.ArgumentRepairs]), mcp.stateful
+	//     (MCP sessions: initialize answers an Mcp-Session-Id that later
+	//     requests echo, GET opens the session's stream, DELETE ends it; a
+	//     session belongs to the principal of its initialize,
+	//     framework.PrincipalOf, and any other principal's request with its
+	//     id, an unknown id and an idled out one answer 404 -32600 "session
+	//     not found"; tools can then ask the client, framework.Elicit and
+	//     framework.Confirm, and notifications/cancelled cancels a running
+	//     call's context; a tools/call without a session token runs in a
+	//     rollout session of the MCP session's own; a session lives in this
+	//     process only), mcp.session_idle_timeout,
+	//     mcp.max_sessions_per_principal (one more initialize answers 429
+	//     with Retry-After), mcp.confirm_timeout and mcp.lean (false: every
+	//     request is served through the go-sdk; true, a stateless door
+	//     answers the common requests itself, one tools/call, tools/list,
+	//     initialize or ping, and notifications/initialized, of the shapes
+	//     agents send, with the same bytes, and hands everything else to the
+	//     go-sdk, see docs/mcp.md, Transport; a stateful door always serves
+	//     through the go-sdk).
+	Config *config.Instance
 	// Secret signs the session tokens: the instance's session_secret (its
 	// first entry, when it is a list; mcp_token_secret is its older name).
 	// The token key is session.DeriveKey(Secret, "gymkit/mcpexpose session
@@ -57,30 +101,6 @@ type Options struct {
 	// the session_secret list), for rotation: tokens are minted under
 	// Secret only. Empty entries are ignored; nil: none.
 	OldSecrets [][]byte
-	// Loopback reports that the instance listens on a loopback address. It
-	// turns on DNS-rebinding protection: a request whose Host (or Origin,
-	// when present) is neither a loopback name (localhost, 127.0.0.0/8,
-	// [::1]) nor in AllowedHosts is refused with 403.
-	Loopback bool
-	// AllowedHosts (mcp_allowed_hosts) are further Host/Origin names that
-	// the DNS-rebinding check accepts, for proxies: "name" accepts any port,
-	// "name:port" that port only, "*" any host. A non-empty list turns the
-	// check on whatever address the instance binds.
-	AllowedHosts []string
-	// AllowedOrigins (cors.allowed_origins) are origins (scheme://host[:port],
-	// any case; "*" any) that the DNS-rebinding check accepts in Origin, as
-	// the CORS layer in front of the door allows their browsers. They do not
-	// turn the check on, and Host is still checked. nil: none.
-	AllowedOrigins []string
-	// MaxBodyBytes limits /mcp request bodies (413 beyond); 0 means
-	// DefaultMaxBodyBytes. Pass the instance's max_body_bytes.
-	MaxBodyBytes int64
-	// JSONLimits bound the nesting and the number of JSON values of a /mcp
-	// body (413 beyond, naming max_json_depth or max_json_elements); zero
-	// fields mean framework.DefaultMaxJSONDepth and
-	// framework.DefaultMaxJSONElements. Pass the instance's max_json_depth
-	// and max_json_elements.
-	JSONLimits framework.JSONLimits
 	// Sessions is the instance's session manager: the door runs every tool
 	// call in the session its token names (session.WithID). Required.
 	Sessions *session.Manager
@@ -88,68 +108,13 @@ type Options struct {
 	// panics, with the attribute door=mcp; give it the instance's logger
 	// (which carries the instance name). Nil: slog.Default().
 	Logger *slog.Logger
-	// Tools (mcp.tools) is an allow-list of the exposed tools the door
-	// serves: a tool it does not name is absent from tools/list and
-	// answered by tools/call exactly as a nonexistent one, and is never
-	// put in a session token. Names that are not exposed tools are
-	// ignored, and logged once by Attach (a warning naming each with the
-	// closest exposed name). nil: every exposed tool (NeMo's behaviour);
-	// empty: none. A session token's allow-list narrows it further.
-	Tools []string
-	// ServerInfo (mcp.server_info) is the initialize answer's serverInfo
-	// and instructions; the zero value is {name: Instance, version:
-	// gymkit's module version}, without instructions.
-	ServerInfo ServerInfo
-	// CoerceJSONStrings (mcp.coerce_json_strings) turns on argument
-	// repair: in a tools/call's arguments, a top-level field whose input
-	// schema asks for an array or an object (and not a string) and whose
-	// value is a string starting with [ or { (after white space) that
-	// parses as JSON gets the decoded value before validation. Each repair
-	// is logged at debug (tool, field) and counted ([Door.ArgumentRepairs]).
-	// Off (NeMo's behaviour): arguments reach validation as sent.
-	CoerceJSONStrings bool
-	// Stateful (mcp.stateful) serves MCP sessions: initialize answers an
-	// Mcp-Session-Id that later requests echo, GET opens the session's
-	// stream, DELETE ends it (204). A session belongs to the principal of
-	// its initialize (framework.PrincipalOf: the auth block's API key name
-	// or JWT subject; every unauthenticated client is one principal): any
-	// other principal's request with that id, an unknown id and an idled
-	// out one all answer 404 -32600 "session not found". Tools can then ask
-	// the client (framework.Elicit, framework.Confirm) and
-	// notifications/cancelled cancels a running call's context. A
-	// tools/call without a session token runs in a rollout session of the
-	// MCP session's own (made on its first such call). A session lives in
-	// this process only: behind a load balancer, route a session's
-	// requests to one replica (affinity on Mcp-Session-Id). Off (the
-	// default, NeMo's behaviour): stateless, every request stands alone.
-	Stateful bool
-	// SessionIdleTimeout (mcp.session_idle_timeout) ends a stateful MCP
-	// session without a request for that long (none in flight); 0 means
-	// DefaultSessionIdleTimeout.
-	SessionIdleTimeout time.Duration
-	// MaxSessionsPerPrincipal (mcp.max_sessions_per_principal) bounds the
-	// live stateful sessions of one principal: one more initialize answers
-	// 429 with Retry-After. 0 means DefaultMaxSessionsPerPrincipal.
-	MaxSessionsPerPrincipal int
-	// ConfirmTimeout (mcp.confirm_timeout) is how long framework.Confirm
-	// waits for the user's answer before refusing; 0 means
-	// framework.DefaultConfirmTimeout (60 s).
-	ConfirmTimeout time.Duration
-	// SDKOnly (mcp.lean: false) turns the lean path off: every request is
-	// served through the go-sdk. Off (the default), a stateless door
-	// answers the common requests itself (one tools/call, tools/list,
-	// initialize or ping, and notifications/initialized, of the shapes
-	// agents send) with the same bytes the go-sdk path answers, and hands
-	// everything else to the go-sdk (see docs/mcp.md, Transport). A
-	// stateful door always serves through the go-sdk.
-	SDKOnly bool
 }
 
 // Door serves one instance's tools over MCP: Streamable HTTP on the
 // official go-sdk, stateless with JSON answers by default (a call whose tool
 // reports progress is streamed, see framework.ReportProgress), stateful with
-// Options.Stateful. Make it with [New] before
-// framework.Build (its [Door.AfterSeed] and [Door.NormalizeToolName] are
+// mcp.stateful. Make it with [New] before
+// host.Build (its [Door.AfterSeed] and [Door.NormalizeToolName] are
 // Build options), then [Door.Attach] the built App before serving, and
 // mount [Door.Mount] (or [Door.Handler]) inside the session middleware.
 //
@@ -162,10 +127,10 @@ type Door struct {
 	log        *slog.Logger
 	signer     *signer
 	maxBody    int64
-	jsonLimits framework.JSONLimits
+	jsonLimits host.JSONLimits
 	hosts      *hostPolicy // nil: no DNS-rebinding check
-	allow      []string    // Options.Tools; nil: every exposed tool
-	info       ServerInfo
+	allow      []string    // mcp.tools; nil: every exposed tool
+	info       config.MCPServerInfo
 	coerce     bool
 	repairs    atomic.Uint64 // arguments decoded from JSON strings
 
@@ -175,11 +140,11 @@ type Door struct {
 	exchanges      sync.Map // stateful: exchange number -> *exchange, while it is served
 	exchangeSeq    atomic.Uint64
 	sdkStream      http.Handler      // stateless: the SSE-mode handler for calls with a progress token
-	lean           bool              // stateless and not Options.SDKOnly: the lean path is on (lean.go)
+	lean           bool              // stateless and mcp.lean: the lean path is on (lean.go)
 	initResults    map[string][]byte // lean: the initialize results by protocol version
 	leanAnswers    atomic.Uint64     // requests the lean path answered
 
-	app     *framework.App
+	app     *host.App
 	filter  func(context.Context, *framework.SeedBody) ([]string, error) // nil: every seed is unrestricted
 	tools   map[string]*exposed
 	sorted  []*exposed // exposed tools sorted by name
@@ -201,12 +166,13 @@ type exposed struct {
 // missing. It logs a warning when Secret is empty (see [Options.Secret]).
 // The Door serves nothing until [Door.Attach].
 func New(opts Options) (*Door, error) {
-	if opts.Instance == "" {
-		return nil, errors.New("mcpexpose: Options.Instance is required")
+	if opts.Config == nil || opts.Config.Name == "" {
+		return nil, errors.New("mcpexpose: Options.Config is required: the config.Instance of the instance, with its Name")
 	}
 	if opts.Sessions == nil {
 		return nil, errors.New("mcpexpose: Options.Sessions is required")
 	}
+	cfg := opts.Config
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -224,33 +190,31 @@ func New(opts Options) (*Door, error) {
 			secrets = append(secrets, old)
 		}
 	}
-	maxBody := opts.MaxBodyBytes
-	if maxBody <= 0 {
-		maxBody = DefaultMaxBodyBytes
-	}
 	d := &Door{
-		instance:   opts.Instance,
-		serverType: opts.ServerType,
-		prefix:     "mcp__" + opts.Instance + "__",
+		instance:   cfg.Name,
+		serverType: cfg.ServerType,
+		prefix:     "mcp__" + cfg.Name + "__",
 		sessions:   opts.Sessions,
 		log:        log,
 		signer:     newSigner(secrets...),
-		maxBody:    maxBody,
-		jsonLimits: opts.JSONLimits,
-		allow:      opts.Tools,
-		info:       opts.ServerInfo,
-		coerce:     opts.CoerceJSONStrings,
+		maxBody:    cfg.MaxBodyBytes,
+		jsonLimits: host.JSONLimits{MaxDepth: cfg.MaxJSONDepth, MaxElements: cfg.MaxJSONElements},
+		allow:      cfg.MCP.Tools,
+		info:       cfg.MCP.ServerInfo,
+		coerce:     cfg.MCP.CoerceJSONStrings,
 
-		stateful:       opts.Stateful,
-		confirmTimeout: opts.ConfirmTimeout,
-		lean:           !opts.Stateful && !opts.SDKOnly,
+		stateful:       cfg.MCP.Stateful,
+		confirmTimeout: cfg.MCP.ConfirmTimeout,
+		lean:           !cfg.MCP.Stateful && cfg.MCP.Lean,
 	}
-	if opts.Stateful {
-		d.mcpSessions = newMCPSessions(opts.SessionIdleTimeout, opts.MaxSessionsPerPrincipal)
+	if cfg.MCP.Stateful {
+		d.mcpSessions = newMCPSessions(cfg.MCP.SessionIdleTimeout, cfg.MCP.MaxSessionsPerPrincipal)
 	}
-	if opts.Loopback || len(opts.AllowedHosts) > 0 {
-		d.hosts = newHostPolicy(opts.AllowedHosts)
-		d.hosts.allowOrigins(opts.AllowedOrigins)
+	if IsLoopback(cfg.Host) || len(cfg.MCPAllowedHosts) > 0 {
+		d.hosts = newHostPolicy(cfg.MCPAllowedHosts)
+		if cfg.CORS != nil {
+			d.hosts.allowOrigins(cfg.CORS.AllowedOrigins)
+		}
 	}
 	return d, nil
 }
@@ -258,7 +222,7 @@ func New(opts Options) (*Door, error) {
 // NormalizeToolName strips this instance's MCP namespace from a tool name
 // as MCP-native agents record it (contract d.7): "mcp__<instance>__<tool>"
 // becomes "<tool>"; any other name, another server's prefix included, is
-// returned unchanged. Pass it as framework.Options.NormalizeToolName, only
+// returned unchanged. Pass it as host.Options.NormalizeToolName, only
 // when the instance exposes its tools over MCP.
 func (d *Door) NormalizeToolName(name string) string {
 	if rest, ok := strings.CutPrefix(name, d.prefix); ok {
@@ -290,9 +254,10 @@ func NormalizeToolName(name, serverName string) string {
 	return name
 }
 
-// Attach exposes app's tools: it runs the startup checks, calls the
-// server's Tools hook (framework.ToolsProvider, on the outer server value;
-// default: every typed tool) and builds the MCP server. app must have been
+// Attach exposes app's tools: it runs the startup checks, takes the tools
+// the server's Tools hook chose (host.App.ExposedTools; the hook is
+// framework.ToolsProvider, on the outer server value; default: every typed
+// tool) and builds the MCP server. app must have been
 // built with this Door's AfterSeed and NormalizeToolName, under the same
 // instance name.
 //
@@ -312,7 +277,7 @@ func NormalizeToolName(name, serverName string) string {
 // A nil or empty Tools answer exposes nothing: /mcp still answers and the
 // seed still carries the "mcp" key. Attach must return before the door
 // serves; it can be called once.
-func (d *Door) Attach(app *framework.App) error {
+func (d *Door) Attach(app *host.App) error {
 	if app == nil {
 		return errors.New("mcpexpose: Attach(nil)")
 	}
@@ -327,7 +292,7 @@ func (d *Door) Attach(app *framework.App) error {
 		errs = append(errs, errors.New("the server installs non-Gym middleware (Router.Use), which direct MCP dispatch "+
 			"would silently skip: wrap tool calls with framework.Intercept instead (it runs on both doors), or set expose_tools_over_mcp: false"))
 	}
-	tools, err := d.exposedTools(app)
+	tools, err := app.ExposedTools()
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -345,23 +310,8 @@ func (d *Door) Attach(app *framework.App) error {
 	return nil
 }
 
-// exposedTools calls the Tools hook, turning a panic into an error.
-func (d *Door) exposedTools(app *framework.App) (tools []framework.Tool, err error) {
-	harvested := app.Tools()
-	tp, ok := app.Server().(framework.ToolsProvider)
-	if !ok {
-		return harvested, nil
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			tools, err = nil, fmt.Errorf("the Tools hook panicked: %v", p)
-		}
-	}()
-	return tp.Tools(harvested, app.CatchAll()), nil
-}
-
 // Tools returns the exposed tools, sorted by name (what an unrestricted
-// tools/list shows): the Tools hook's answer narrowed by Options.Tools. It
+// tools/list shows): the Tools hook's answer narrowed by mcp.tools. It
 // is nil before Attach.
 func (d *Door) Tools() []framework.Tool {
 	if d.sorted == nil {
@@ -380,13 +330,13 @@ func (d *Door) Tools() []framework.Tool {
 func (d *Door) Handler() http.Handler { return d }
 
 // Mount returns a handler that serves /mcp, /mcp/..., and the same under
-// /ng-rollout/<id>/ (the prefix stripped, as framework.StripRolloutPrefix
+// /ng-rollout/<id>/ (the prefix stripped, as host.StripRolloutPrefix
 // does), with the door, without redirects, and passes every other request
 // to next unchanged (typically the body limit around App.Handler). Put the
 // session middleware around the result, so that /mcp answers carry the
 // session cookie like every other answer.
 func (d *Door) Mount(next http.Handler) http.Handler {
-	door := framework.StripRolloutPrefix(d)
+	door := host.StripRolloutPrefix(d)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isMCPPath(r.URL.Path) {
 			door.ServeHTTP(w, r)
@@ -410,7 +360,7 @@ func isMCPPath(p string) bool {
 }
 
 // validRolloutID matches ^[A-Za-z0-9][A-Za-z0-9._-]*$, the rollout ids
-// framework.StripRolloutPrefix strips.
+// host.StripRolloutPrefix strips.
 func validRolloutID(id string) bool {
 	if id == "" || !isAlnum(id[0]) {
 		return false

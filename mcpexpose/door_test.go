@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/framework"
+	fwhost "github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/mcpexpose"
 )
 
@@ -17,7 +18,7 @@ func TestNewRequiresInstanceAndSessions(t *testing.T) {
 	if _, err := mcpexpose.New(mcpexpose.Options{Sessions: newSessions()}); err == nil || !strings.Contains(err.Error(), "Instance") {
 		t.Errorf("no instance: %v", err)
 	}
-	if _, err := mcpexpose.New(mcpexpose.Options{Instance: "x"}); err == nil || !strings.Contains(err.Error(), "Sessions") {
+	if _, err := mcpexpose.New(mcpexpose.Options{Config: instanceConfig("x")}); err == nil || !strings.Contains(err.Error(), "Sessions") {
 		t.Errorf("no sessions: %v", err)
 	}
 }
@@ -37,21 +38,21 @@ func TestUnsetSecretWarnsAndStillWorks(t *testing.T) {
 func TestAttachChecks(t *testing.T) {
 	t.Parallel()
 	sm := newSessions()
-	d, _ := mcpexpose.New(mcpexpose.Options{Instance: "store", Sessions: sm, Secret: []byte("k")})
+	d, _ := mcpexpose.New(mcpexpose.Options{Config: instanceConfig("store"), Sessions: sm, Secret: []byte("k")})
 	if _, err := d.AfterSeed(context.Background(), new(framework.SeedBody), []byte(`{}`)); err == nil {
 		t.Error("AfterSeed before Attach succeeded")
 	}
 	if err := d.Attach(nil); err == nil {
 		t.Error("Attach(nil) succeeded")
 	}
-	other, err := framework.Build(context.Background(), &Store{}, framework.Options{Name: "other"})
+	other, err := fwhost.Build(context.Background(), &Store{}, fwhost.Options{Name: "other"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Attach(other); err == nil || !strings.Contains(err.Error(), `instance "other"`) {
 		t.Errorf("App of another instance: %v", err)
 	}
-	app, err := framework.Build(context.Background(), &Store{}, framework.Options{Name: "store", AfterSeed: d.AfterSeed})
+	app, err := fwhost.Build(context.Background(), &Store{}, fwhost.Options{Name: "store", AfterSeed: d.AfterSeed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestAttachChecks(t *testing.T) {
 
 func TestHandlerBeforeAttachAnswers503(t *testing.T) {
 	t.Parallel()
-	d, _ := mcpexpose.New(mcpexpose.Options{Instance: "store", Sessions: newSessions(), Secret: []byte("k")})
+	d, _ := mcpexpose.New(mcpexpose.Options{Config: instanceConfig("store"), Sessions: newSessions(), Secret: []byte("k")})
 	rec := httptest.NewRecorder()
 	d.Handler().ServeHTTP(rec, httptest.NewRequest("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)))
 	if rec.Code != 503 || !strings.Contains(rec.Body.String(), `"id":"server-error"`) {

@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
+	fwhost "github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/mcpexpose"
 	"github.com/gymkit/gymkit/session"
 )
@@ -34,19 +36,21 @@ func (g *Greeter) Routes(r *framework.Router) {
 	})
 }
 
-// The host's wiring: the door's seams go into framework.Build, Attach runs
+// The host's wiring: the door's seams go into fwhost.Build, Attach runs
 // the startup checks, and /mcp is mounted inside the session middleware.
 // The rollout seeds over HTTP and calls the tool over MCP with its token.
 func Example() {
 	ctx := context.Background()
 	sm := session.MustNewManager(session.Options{CookieName: "greeter___greeter"})
+	cfg := config.Defaults() // or an instance of config.Load
+	cfg.Name = "greeter"
 	door, err := mcpexpose.New(mcpexpose.Options{
-		Instance: "greeter", Secret: []byte("use 32 random bytes in production"), Loopback: true, Sessions: sm,
+		Config: &cfg, Secret: []byte("use 32 random bytes in production"), Sessions: sm,
 	})
 	if err != nil {
 		panic(err)
 	}
-	app, err := framework.Build(ctx, new(Greeter), framework.Options{
+	app, err := fwhost.Build(ctx, new(Greeter), fwhost.Options{
 		Name: "greeter", AfterSeed: door.AfterSeed, NormalizeToolName: door.NormalizeToolName,
 	})
 	if err != nil {

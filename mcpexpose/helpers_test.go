@@ -15,7 +15,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
+	fwhost "github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/internal/testkit/syncbuf"
 	"github.com/gymkit/gymkit/mcpexpose"
 	"github.com/gymkit/gymkit/session"
@@ -241,10 +243,11 @@ func compose(t testing.TB, srv framework.Server, ho hostOptions) (*host, http.Ha
 	cookie := "store___" + ho.instance
 	sm := session.MustNewManager(session.Options{CookieName: cookie, State: ho.state})
 	h := &host{sessions: sm, cookie: cookie, logs: logs}
-	opts := framework.Options{Name: ho.instance, Logger: log}
+	opts := fwhost.Options{Name: ho.instance, Logger: log}
 	if !ho.noMCP {
-		o := mcpexpose.Options{Instance: ho.instance, ServerType: "store", Secret: []byte("test secret, 32 bytes at least.."),
-			Loopback: true, Sessions: sm, Logger: log}
+		cfg := config.Defaults() // host 127.0.0.1: the DNS-rebinding check is on
+		cfg.Name, cfg.ServerType = ho.instance, "store"
+		o := mcpexpose.Options{Config: &cfg, Secret: []byte("test secret, 32 bytes at least.."), Sessions: sm, Logger: log}
 		if ho.door != nil {
 			ho.door(&o)
 		}
@@ -255,7 +258,7 @@ func compose(t testing.TB, srv framework.Server, ho hostOptions) (*host, http.Ha
 		h.door = door
 		opts.AfterSeed, opts.NormalizeToolName = door.AfterSeed, door.NormalizeToolName
 	}
-	app, err := framework.Build(context.Background(), srv, opts)
+	app, err := fwhost.Build(context.Background(), srv, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -516,6 +519,14 @@ func verifyBody(names ...string) string {
 	}
 	return `{"responses_create_params":{"input":"hi"},"response":{"id":"r","created_at":0.0,"model":"m","object":"response",` +
 		`"parallel_tool_calls":false,"tool_choice":"auto","tools":[],"output":[` + strings.Join(items, ",") + `]}}`
+}
+
+// instanceConfig is the configuration of an instance named name with the
+// defaults, but no host: the DNS-rebinding check is off.
+func instanceConfig(name string) *config.Instance {
+	cfg := config.Defaults()
+	cfg.Name, cfg.Host = name, ""
+	return &cfg
 }
 
 func newSessions() *session.Manager {

@@ -16,7 +16,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
+	fwhost "github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/mcpexpose"
 	"github.com/gymkit/gymkit/session"
 )
@@ -85,22 +87,25 @@ func (s *Guarded) ErrorText(_ context.Context, tool string, err error) (string, 
 // guardedHost serves srv as the host does, with the framework options set
 // by fw and an auth layer in miniature: the header X-Test-Principal becomes
 // the request's principal.
-func guardedHost(t *testing.T, srv framework.Server, fw func(*framework.Options)) *host {
+func guardedHost(t *testing.T, srv framework.Server, fw func(*fwhost.Options)) *host {
 	t.Helper()
 	logs := &logBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cookie := "store___store"
 	sm := session.MustNewManager(session.Options{CookieName: cookie})
-	door, err := mcpexpose.New(mcpexpose.Options{Instance: "store", ServerType: "store",
-		Secret: []byte("test secret, 32 bytes at least.."), Loopback: true, Sessions: sm, Logger: log})
+	doorCfg := config.Defaults() // host 127.0.0.1: the DNS-rebinding check is on
+	doorCfg.Name, doorCfg.ServerType = "store", "store"
+	door, err := mcpexpose.New(mcpexpose.Options{Config: &doorCfg,
+		Secret: []byte("test secret, 32 bytes at least.."), Sessions: sm, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := framework.Options{Name: "store", Logger: log, AfterSeed: door.AfterSeed, NormalizeToolName: door.NormalizeToolName}
+	cfg := config.Defaults()
+	opts := fwhost.Options{Name: "store", Config: &cfg, Logger: log, AfterSeed: door.AfterSeed, NormalizeToolName: door.NormalizeToolName}
 	if fw != nil {
 		fw(&opts)
 	}
-	app, err := framework.Build(context.Background(), srv, opts)
+	app, err := fwhost.Build(context.Background(), srv, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +115,7 @@ func guardedHost(t *testing.T, srv framework.Server, fw func(*framework.Options)
 	inner := sm.Middleware(door.Mount(app.Handler()))
 	auth := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.Header.Get("X-Test-Principal"); p != "" {
-			r = r.WithContext(framework.WithPrincipal(r.Context(), p))
+			r = r.WithContext(fwhost.WithPrincipal(r.Context(), p))
 		}
 		inner.ServeHTTP(w, r)
 	})
@@ -334,7 +339,9 @@ func TestToolCallLogLine(t *testing.T) {
 	t.Parallel()
 	// Only slow has a limit: a 50 ms limit on every tool would turn a quick
 	// call into a 504 on a loaded machine.
-	h := guardedHost(t, &Guarded{}, func(o *framework.Options) { o.ToolTimeouts = map[string]time.Duration{"slow": 50 * time.Millisecond} })
+	h := guardedHost(t, &Guarded{}, func(o *fwhost.Options) {
+		o.Config.ToolTimeouts = map[string]time.Duration{"slow": 50 * time.Millisecond}
+	})
 	ro := h.seed(`{}`)
 	sid := ""
 	h.post("/greet", `{"name":"x"}`, ro.cookie)
@@ -377,7 +384,7 @@ func TestInterceptorSeesTimeout(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
 	h := guardedHost(t, &Guarded{interceptors: []framework.Interceptor{rec.interceptor}},
-		func(o *framework.Options) { o.ToolTimeout = 30 * time.Millisecond })
+		func(o *fwhost.Options) { o.Config.ToolTimeout = 30 * time.Millisecond })
 	ro := h.seed(`{}`)
 	if r := h.post("/slow", `{}`, ro.cookie); r.Status != 504 {
 		t.Errorf("HTTP: %d %s", r.Status, r.Body)
@@ -394,7 +401,7 @@ var maskedText = regexp.MustCompile(`^Internal error \(id ([0-9a-f]{16})\)$`)
 // left alone.
 func TestMaskInternalErrors(t *testing.T) {
 	t.Parallel()
-	h := guardedHost(t, &Guarded{}, func(o *framework.Options) { o.MaskInternalErrors = true })
+	h := guardedHost(t, &Guarded{}, func(o *fwhost.Options) { o.Config.MaskInternalErrors = true })
 	ro := h.seed(`{}`)
 	ids := map[string]string{}
 	check := func(where, text string) {
@@ -468,7 +475,7 @@ func TestErrorTextHook(t *testing.T) {
 		}
 		return "", false
 	}}
-	h := guardedHost(t, srv, func(o *framework.Options) { o.MaskInternalErrors = true })
+	h := guardedHost(t, srv, func(o *fwhost.Options) { o.Config.MaskInternalErrors = true })
 	ro := h.seed(`{}`)
 	if r := h.post("/db", `{}`, ro.cookie); r.Status != 500 || string(r.Body) != `"The database of db is unavailable"` {
 		t.Errorf("HTTP /db: %d %s", r.Status, r.Body)

@@ -61,7 +61,7 @@ func TestMCPRequestsWithATokenDoNoSessionStoreWork(t *testing.T) {
 	t.Parallel()
 	for _, sdkOnly := range []bool{false, true} {
 		store := &countingStore{inner: session.NewMemoryStore()}
-		h := newHost(t, &Store{extra: parityRoutes}, hostOptions{state: store, door: func(o *mcpexpose.Options) { o.SDKOnly = sdkOnly }})
+		h := newHost(t, &Store{extra: parityRoutes}, hostOptions{state: store, door: func(o *mcpexpose.Options) { o.Config.MCP.Lean = !sdkOnly }})
 		ro := h.seed(`{}`)
 		store.take()
 		for _, cookie := range []string{"", ro.cookie} {

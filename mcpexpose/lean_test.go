@@ -2,7 +2,7 @@ package mcpexpose_test
 
 // The lean path (lean.go) against the go-sdk path: one table of
 // requests sent to a door with the lean path and to the same door with
-// Options.SDKOnly, over real HTTP; the answers must be the same bytes
+// mcp.lean: false, over real HTTP; the answers must be the same bytes
 // (status, every header but Date, the Set-Cookie's attributes, the body).
 // Each row also says whether the lean path answers it (lean) or hands it
 // to the go-sdk, so that the table cannot pass by sending everything to
@@ -24,6 +24,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/mcpexpose"
 	examplemcpweather "github.com/gymkit/gymkit/servers/example_mcp_weather"
@@ -89,7 +90,7 @@ type BigError struct {
 }
 
 // parityPair is one server behind two doors: lean (the default) and sdk
-// (Options.SDKOnly).
+// (mcp.lean: false).
 type parityPair struct {
 	lean, sdk *host
 	leanH     http.Handler // the lean host's handler, for in-process requests
@@ -102,7 +103,7 @@ func newParityPair(t testing.TB, srv func() framework.Server, instance string, m
 	p := &parityPair{tokens: map[string][2]string{}}
 	for i, sdkOnly := range []bool{false, true} {
 		h, handler, err := compose(t, srv(), hostOptions{instance: instance, door: func(o *mcpexpose.Options) {
-			o.SDKOnly = sdkOnly
+			o.Config.MCP.Lean = !sdkOnly
 			if mod != nil {
 				mod(o)
 			}
@@ -476,7 +477,7 @@ func TestLeanParity(t *testing.T) {
 func TestLeanParityServerInfo(t *testing.T) {
 	t.Parallel()
 	p := newParityPair(t, func() framework.Server { return &Store{} }, "store", func(o *mcpexpose.Options) {
-		o.ServerInfo = mcpexpose.ServerInfo{Name: "wé<b>", Version: "1.0&", Title: "T\u2028\"x\"", Instructions: "<do> é \u2029 \x7f \\ tab\t"}
+		o.Config.MCP.ServerInfo = config.MCPServerInfo{Name: "wé<b>", Version: "1.0&", Title: "T\u2028\"x\"", Instructions: "<do> é \u2029 \x7f \\ tab\t"}
 	})
 	for _, v := range []string{"2025-06-18", "2024-11-05", "bogus"} {
 		row := parityRow{name: "initialize " + v, body: fmt.Sprintf(initFmt, v), lean: true}

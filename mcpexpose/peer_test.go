@@ -172,7 +172,7 @@ func TestNonFiniteResultsAreIsErrorWithPythonsText(t *testing.T) {
 // application/json is the transport's 415.
 func TestBadContentTypeIs400InvalidContentTypeHeader(t *testing.T) {
 	t.Parallel()
-	h := newHost(t, &Store{}, hostOptions{door: func(o *mcpexpose.Options) { o.AllowedHosts = []string{"proxy.internal"} }})
+	h := newHost(t, &Store{}, hostOptions{door: func(o *mcpexpose.Options) { o.Config.MCPAllowedHosts = []string{"proxy.internal"} }})
 	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 	for _, tc := range []struct {
 		ct     string

@@ -27,7 +27,7 @@ import (
 // of a framework.Error) and no token is issued. Nothing of body is read
 // but what the hook reads.
 //
-// Pass it as framework.Options.AfterSeed. It fails before [Door.Attach] and
+// Pass it as host.Options.AfterSeed. It fails before [Door.Attach] and
 // when ctx carries no rollout session. It is safe for concurrent use.
 func (d *Door) AfterSeed(ctx context.Context, body *framework.SeedBody, result []byte) ([]byte, error) {
 	if d.app == nil {

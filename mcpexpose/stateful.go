@@ -14,19 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/session"
-)
-
-// Defaults of the stateful door (mcp.stateful: true).
-const (
-	// DefaultSessionIdleTimeout is mcp.session_idle_timeout's default: an
-	// MCP session without a request for 10 minutes (and none in flight) is
-	// gone; its id then answers 404.
-	DefaultSessionIdleTimeout = 10 * time.Minute
-	// DefaultMaxSessionsPerPrincipal is mcp.max_sessions_per_principal's
-	// default: 100 live MCP sessions per principal; one more initialize is
-	// answered 429.
-	DefaultMaxSessionsPerPrincipal = 100
 )
 
 // sessionHeader is the Streamable HTTP session header.
@@ -56,12 +45,6 @@ type mcpSession struct {
 }
 
 func newMCPSessions(idle time.Duration, max int) *mcpSessions {
-	if idle <= 0 {
-		idle = DefaultSessionIdleTimeout
-	}
-	if max <= 0 {
-		max = DefaultMaxSessionsPerPrincipal
-	}
 	return &mcpSessions{idle: idle, max: max, now: time.Now, byID: map[string]*mcpSession{}, count: map[string]int{}}
 }
 
@@ -443,7 +426,7 @@ func (c callContext) Value(key any) any {
 	return c.sdk.Value(key)
 }
 
-// client is the framework.MCPClient of one tools/call.
+// client is the host.MCPClient of one tools/call.
 type client struct {
 	d        *Door
 	req      *mcp.CallToolRequest
@@ -475,19 +458,19 @@ func (c *client) Log(ctx context.Context, level framework.ClientLogLevel, logger
 	return c.req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level), Logger: logger, Data: data})
 }
 
-func (c *client) Elicit(ctx context.Context, message string, schema json.RawMessage) (framework.ElicitAnswer, error) {
+func (c *client) Elicit(ctx context.Context, message string, schema json.RawMessage) (host.ElicitAnswer, error) {
 	switch {
 	case !c.d.stateful:
-		return framework.ElicitAnswer{}, fmt.Errorf("%w: the MCP door is stateless (set mcp.stateful: true to let tools ask the client)",
+		return host.ElicitAnswer{}, fmt.Errorf("%w: the MCP door is stateless (set mcp.stateful: true to let tools ask the client)",
 			framework.ErrElicitationUnavailable)
 	case !c.streamOK:
-		return framework.ElicitAnswer{}, fmt.Errorf("%w: the call's Accept header does not allow text/event-stream",
+		return host.ElicitAnswer{}, fmt.Errorf("%w: the call's Accept header does not allow text/event-stream",
 			framework.ErrElicitationUnavailable)
 	case c.req == nil || c.req.Session == nil:
-		return framework.ElicitAnswer{}, fmt.Errorf("%w: no MCP session", framework.ErrElicitationUnavailable)
+		return host.ElicitAnswer{}, fmt.Errorf("%w: no MCP session", framework.ErrElicitationUnavailable)
 	}
 	if ip := c.req.Session.InitializeParams(); ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
-		return framework.ElicitAnswer{}, fmt.Errorf("%w: the client did not declare the elicitation capability",
+		return host.ElicitAnswer{}, fmt.Errorf("%w: the client did not declare the elicitation capability",
 			framework.ErrElicitationUnavailable)
 	}
 	var sch any
@@ -497,15 +480,15 @@ func (c *client) Elicit(ctx context.Context, message string, schema json.RawMess
 	res, err := c.req.Session.Elicit(ctx, &mcp.ElicitParams{Message: message, RequestedSchema: sch})
 	if err != nil {
 		if ctx.Err() != nil {
-			return framework.ElicitAnswer{}, fmt.Errorf("elicitation: %w", ctx.Err())
+			return host.ElicitAnswer{}, fmt.Errorf("elicitation: %w", ctx.Err())
 		}
-		return framework.ElicitAnswer{}, fmt.Errorf("elicitation: %w", err)
+		return host.ElicitAnswer{}, fmt.Errorf("elicitation: %w", err)
 	}
-	ans := framework.ElicitAnswer{Action: framework.ElicitAction(res.Action)}
+	ans := host.ElicitAnswer{Action: framework.ElicitAction(res.Action)}
 	if res.Action == "accept" && res.Content != nil {
 		b, err := json.Marshal(res.Content)
 		if err != nil {
-			return framework.ElicitAnswer{}, fmt.Errorf("elicitation: %w", err)
+			return host.ElicitAnswer{}, fmt.Errorf("elicitation: %w", err)
 		}
 		ans.Content = b
 	}

@@ -15,7 +15,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
+	fwhost "github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/mcpexpose"
 	"github.com/gymkit/gymkit/session"
 )
@@ -89,14 +91,14 @@ var keys = map[string]string{"alice": "alice-key-0123456789", "bob": "bob-key-01
 // bearerAuth is the bearer layer of the test hosts, a stand-in for the
 // host's API keys (server/internal/authn, which only package server may
 // import): a request whose Authorization is "Bearer <key>" of one of keys
-// goes on with that key's name as its principal (framework.WithPrincipal),
+// goes on with that key's name as its principal (fwhost.WithPrincipal),
 // as the host's auth block passes it; any other is answered 401.
 func bearerAuth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 			for name, k := range keys {
 				if key == k {
-					next.ServeHTTP(w, r.WithContext(framework.WithPrincipal(r.Context(), name)))
+					next.ServeHTTP(w, r.WithContext(fwhost.WithPrincipal(r.Context(), name)))
 					return
 				}
 			}
@@ -113,7 +115,9 @@ func interactiveHost(t testing.TB, opts func(*mcpexpose.Options)) (string, *Inte
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	sm := session.MustNewManager(session.Options{CookieName: "interactive___i"})
-	o := mcpexpose.Options{Instance: "i", Secret: []byte("test secret, 32 bytes at least.."), Loopback: true, Sessions: sm, Logger: log}
+	cfg := config.Defaults() // host 127.0.0.1: the DNS-rebinding check is on
+	cfg.Name = "i"
+	o := mcpexpose.Options{Config: &cfg, Secret: []byte("test secret, 32 bytes at least.."), Sessions: sm, Logger: log}
 	if opts != nil {
 		opts(&o)
 	}
@@ -122,7 +126,7 @@ func interactiveHost(t testing.TB, opts func(*mcpexpose.Options)) (string, *Inte
 		t.Fatal(err)
 	}
 	srv := &Interactive{cancelled: make(chan error, 1), started: make(chan struct{}, 1)}
-	app, err := framework.Build(context.Background(), srv, framework.Options{Name: "i", Logger: log,
+	app, err := fwhost.Build(context.Background(), srv, fwhost.Options{Name: "i", Logger: log,
 		AfterSeed: door.AfterSeed, NormalizeToolName: door.NormalizeToolName})
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +142,7 @@ func interactiveHost(t testing.TB, opts func(*mcpexpose.Options)) (string, *Inte
 
 func stateful(extra ...func(*mcpexpose.Options)) func(*mcpexpose.Options) {
 	return func(o *mcpexpose.Options) {
-		o.Stateful = true
+		o.Config.MCP.Stateful = true
 		for _, f := range extra {
 			f(o)
 		}
@@ -287,7 +291,7 @@ func TestStatelessStaysDefault(t *testing.T) {
 // beyond); others are not affected, and a DELETE frees a slot.
 func TestStatefulSessionsPerPrincipal(t *testing.T) {
 	t.Parallel()
-	url, _ := interactiveHost(t, stateful(func(o *mcpexpose.Options) { o.MaxSessionsPerPrincipal = 2 }))
+	url, _ := interactiveHost(t, stateful(func(o *mcpexpose.Options) { o.Config.MCP.MaxSessionsPerPrincipal = 2 }))
 	a1 := connect(t, url, "alice", nil)
 	connect(t, url, "alice", nil)
 	const initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
@@ -307,7 +311,7 @@ func TestStatefulSessionsPerPrincipal(t *testing.T) {
 // An idle session is gone after session_idle_timeout: its id answers 404.
 func TestStatefulIdleExpiry(t *testing.T) {
 	t.Parallel()
-	url, _ := interactiveHost(t, stateful(func(o *mcpexpose.Options) { o.SessionIdleTimeout = 50 * time.Millisecond }))
+	url, _ := interactiveHost(t, stateful(func(o *mcpexpose.Options) { o.Config.MCP.SessionIdleTimeout = 50 * time.Millisecond }))
 	cs := connect(t, url, "alice", nil)
 	time.Sleep(200 * time.Millisecond) // four idle timeouts
 	if st, _, body := raw(t, "POST", url, "alice", cs.ID(), listReq); st != http.StatusNotFound {
@@ -469,7 +473,7 @@ func elicitClient(answer *mcp.ElicitResult) *mcp.ClientOptions {
 // Elicit decodes the accepted content; Confirm fails closed.
 func TestElicitationAndConfirm(t *testing.T) {
 	t.Parallel()
-	url, _ := interactiveHost(t, stateful(func(o *mcpexpose.Options) { o.ConfirmTimeout = 2 * time.Second }))
+	url, _ := interactiveHost(t, stateful(func(o *mcpexpose.Options) { o.Config.MCP.ConfirmTimeout = 2 * time.Second }))
 	ask := connect(t, url, "alice", elicitClient(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}))
 	if text, isErr := callText(t, ask, "ask"); isErr || text != `{"action":"accept","name":"Ada"}` {
 		t.Errorf("ask = %s (isError %v)", text, isErr)

@@ -211,7 +211,7 @@ func (s *signer) parseUncached(tok string) (c claims, ok bool) {
 		return c, false
 	}
 	payload, err := strictBase64.DecodeString(body)
-	if err != nil || json.Unmarshal(payload, &c) != nil || !validSessionID(c.SID) {
+	if err != nil || json.Unmarshal(payload, &c) != nil || !session.ValidID(c.SID) {
 		return claims{}, false
 	}
 	return c, true
@@ -250,34 +250,4 @@ func (d *Door) verify(tok string) (claims, bool) {
 		return claims{}, false
 	}
 	return c, true
-}
-
-// validSessionID reports whether s is a session id as session.NewID makes
-// it (lower-case UUID4), the only ids session.WithID accepts.
-func validSessionID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		case 14:
-			if c != '4' {
-				return false
-			}
-		case 19:
-			if c != '8' && c != '9' && c != 'a' && c != 'b' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-				return false
-			}
-		}
-	}
-	return true
 }

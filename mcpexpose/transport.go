@@ -16,7 +16,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/internal/bodyio"
+	"github.com/gymkit/gymkit/internal/pyjson"
 )
 
 // ServeHTTP serves the /mcp endpoint (contract d.5). It answers what the
@@ -24,7 +26,7 @@ import (
 // answers some of it differently, in the order of NeMo's Python SDK:
 //
 //   - only POST (405, Allow: POST; the SDK too; DELETE with Python's
-//     "Session termination not supported"); with Options.Stateful, GET
+//     "Session termination not supported"); with mcp.stateful, GET
 //     and DELETE too, and a session id of another principal, unknown or
 //     idled out answers 404 (see Door.serveStateful);
 //   - a Content-Type that does not start with application/json (any
@@ -308,8 +310,8 @@ func accepts(values []string) (jsonOK, streamOK bool) {
 // and the SDK does not (NaN, invalid UTF-8, ...), go on, for the SDK to
 // answer as before (-32700, see rewriter.finish).
 func (d *Door) checkBody(w http.ResponseWriter, body []byte) bool {
-	err := framework.CheckJSON(body, d.jsonLimits)
-	var se *framework.JSONSyntaxError
+	err := host.CheckJSON(body, d.jsonLimits)
+	var se *pyjson.SyntaxError
 	var fe *framework.Error
 	switch {
 	case err == nil:
@@ -576,9 +578,9 @@ func (p *hostPolicy) allowed(hostport string) bool {
 
 // IsLoopback reports whether host (a name or an IP address, without port;
 // IPv6 with or without brackets) is a loopback host: "localhost" (any
-// case) or an address in 127.0.0.0/8 or ::1. A host uses it to set
-// [Options.Loopback] from the instance's listen address; the door's
-// DNS-rebinding check accepts these names in Host and Origin.
+// case) or an address in 127.0.0.0/8 or ::1. A door whose instance listens
+// on a loopback host turns its DNS-rebinding check on ([Options.Config]);
+// the check accepts these names in Host and Origin.
 func IsLoopback(host string) bool {
 	host = strings.Trim(host, "[]")
 	if strings.EqualFold(host, "localhost") {

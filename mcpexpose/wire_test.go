@@ -44,8 +44,8 @@ func weatherHost(t *testing.T, mod func(*mcpexpose.Options)) *host {
 func TestWire(t *testing.T) {
 	t.Parallel()
 	h := weatherHost(t, func(o *mcpexpose.Options) {
-		o.MaxBodyBytes = 4096
-		o.AllowedHosts = []string{"gym-proxy.internal", "other.example:8443"}
+		o.Config.MaxBodyBytes = 4096
+		o.Config.MCPAllowedHosts = []string{"gym-proxy.internal", "other.example:8443"}
 	})
 	ro := h.seed(`{"verifier_metadata":{"expected_city":"Paris"}}`)
 	tok := mcpexpose.TokenHeader

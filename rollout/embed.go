@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/config"
-	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/server"
 	"github.com/gymkit/gymkit/session"
 )
@@ -98,7 +98,7 @@ func SelectInstance(opts EmbedOptions) (*config.Config, config.Instance, error) 
 }
 
 // Start builds the selected instance of the configuration in process, as
-// gymkit serve builds it (framework.Lookup, the strict decode of its keys,
+// gymkit serve builds it (host.Lookup, the strict decode of its keys,
 // server.NewInstance with the MCP door when expose_tools_over_mcp is on),
 // and serves it on 127.0.0.1 at EmbedOptions.Port, or a free port in the
 // configuration's port_range_low..port_range_high, so that both doors are
@@ -110,10 +110,10 @@ func Start(ctx context.Context, opts EmbedOptions) (*Embedded, error) {
 	if err != nil {
 		return nil, err
 	}
-	factory, err := framework.Lookup(ci.ServerType)
+	factory, err := host.Lookup(ci.ServerType)
 	if err != nil {
 		return nil, config.Problems{{File: ci.File, Line: ci.Line, Key: ci.Path(),
-			Message: err.Error(), Suggestion: config.Suggest(ci.ServerType, framework.Names())}}
+			Message: err.Error(), Suggestion: config.Suggest(ci.ServerType, host.Names())}}
 	}
 	srv := factory()
 	if err := ci.Decode(srv); err != nil {
@@ -135,7 +135,7 @@ func Start(ctx context.Context, opts EmbedOptions) (*Embedded, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	inst, err := server.NewInstance(ctx, srv, server.InstanceOptions{Config: ci, Logger: log})
+	inst, err := server.NewInstance(ctx, srv, ci, server.InstanceOptions{Logger: log})
 	if err != nil {
 		ln.Close()
 		return nil, err

@@ -296,11 +296,11 @@ func (c *Client) run(ctx context.Context, pos int, row framework.Value, observe 
 
 // pyExceptionName is the Python class of a json.loads failure.
 func pyExceptionName(err error) string {
-	var se *framework.JSONSyntaxError
+	var se *pyjson.SyntaxError
 	switch {
 	case errors.As(err, &se):
 		return "JSONDecodeError"
-	case errors.Is(err, framework.ErrJSONTooDeep):
+	case errors.Is(err, pyjson.ErrTooDeep):
 		return "RecursionError"
 	}
 	return "ValueError"

@@ -26,6 +26,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
 )
@@ -86,8 +87,7 @@ func startAuth(t *testing.T, srv framework.Server, cfg config.Instance) (*httpte
 	t.Helper()
 	cfg.Host, cfg.ExposeToolsOverMCP = "127.0.0.1", true
 	var logs syncBuffer
-	inst, err := server.NewInstance(context.Background(), srv, server.InstanceOptions{
-		Name: "authinst", ServerType: "authinst", Config: cfg, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	inst, err := server.NewInstance(context.Background(), srv, configtest.Named(cfg, "authinst", "authinst"), server.InstanceOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestAuthAPIKeyFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := &authEnv{}
-	ts, logs := startAuth(t, env, config.Instance{Auth: &config.AuthConfig{APIKeys: &config.APIKeysConfig{File: file}}})
+	ts, logs := startAuth(t, env, configtest.Over(config.Instance{Auth: &config.AuthConfig{APIKeys: &config.APIKeysConfig{File: file}}}))
 
 	resp, body := authPost(t, ts.URL, initMsg, nil)
 	check401(t, resp, body, `{"error":"Missing bearer token"}`, `Bearer realm="authinst"`)
@@ -253,8 +253,8 @@ func TestAuthAPIKeyFile(t *testing.T) {
 
 func TestAuthAPIKeyEnvAndHTTP(t *testing.T) {
 	t.Setenv("GYMKIT_TEST_API_KEYS", keyLine("env-bot", "env-key")+","+keyLine("other", "other-key"))
-	ts, _ := startAuth(t, &authEnv{}, config.Instance{Auth: &config.AuthConfig{HTTP: true, Realm: "gym",
-		APIKeys: &config.APIKeysConfig{Env: "GYMKIT_TEST_API_KEYS"}}})
+	ts, _ := startAuth(t, &authEnv{}, configtest.Over(config.Instance{Auth: &config.AuthConfig{HTTP: true, Realm: "gym",
+		APIKeys: &config.APIKeysConfig{Env: "GYMKIT_TEST_API_KEYS"}}}))
 	if got, err := sdkWhoami(t, ts.URL, "other-key"); err != nil || got != "other" {
 		t.Errorf("principal %q, %v; want other", got, err)
 	}
@@ -283,8 +283,7 @@ func TestAuthAPIKeysStartupErrors(t *testing.T) {
 		"short secret": {JWT: &config.JWTConfig{HS256SecretEnv: "GYMKIT_TEST_UNSET_VARIABLE", Audience: "a"}},
 		"missing pem":  {JWT: &config.JWTConfig{RS256PublicKeyFile: filepath.Join(t.TempDir(), "none.pem"), Audience: "a"}},
 	} {
-		_, err := server.NewInstance(context.Background(), &authEnv{}, server.InstanceOptions{
-			Name: "x", ServerType: "x", Config: config.Instance{Auth: cfg}})
+		_, err := server.NewInstance(context.Background(), &authEnv{}, configtest.Over(config.Instance{Name: "x", ServerType: "x", Auth: cfg}), server.InstanceOptions{})
 		if err == nil {
 			t.Errorf("%s: NewInstance succeeded", name)
 		}
@@ -334,7 +333,7 @@ func TestAuthJWT(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			env := &authEnv{}
-			ts, _ := startAuth(t, env, config.Instance{Auth: &config.AuthConfig{JWT: &tc.cfg}})
+			ts, _ := startAuth(t, env, configtest.Over(config.Instance{Auth: &config.AuthConfig{JWT: &tc.cfg}}))
 			for _, c := range []jwt.MapClaims{good, withinLeeway} {
 				if got, err := sdkWhoami(t, ts.URL, tc.sign(c)); err != nil || got != "user-42" {
 					t.Errorf("good token: principal %q, %v", got, err)
@@ -361,7 +360,7 @@ func TestAuthHook(t *testing.T) {
 	file := filepath.Join(dir, "keys")
 	_ = os.WriteFile(file, []byte(keyLine("ci-bot", "k1")), 0o600)
 	env := &hookEnv{}
-	ts, _ := startAuth(t, env, config.Instance{Auth: &config.AuthConfig{HTTP: true, APIKeys: &config.APIKeysConfig{File: file}}})
+	ts, _ := startAuth(t, env, configtest.Over(config.Instance{Auth: &config.AuthConfig{HTTP: true, APIKeys: &config.APIKeysConfig{File: file}}}))
 	if got, err := sdkWhoami(t, ts.URL, "let-me-in"); err != nil || got != "hooked-user" {
 		t.Errorf("hook token over MCP: principal %q, %v", got, err)
 	}
@@ -382,12 +381,12 @@ func TestAuthHook(t *testing.T) {
 	check401(t, resp, body, `{"error":"Invalid or unauthorized token"}`, "Bearer")
 
 	// Hook only: auth: {} is enough.
-	ts2, _ := startAuth(t, &hookEnv{}, config.Instance{Auth: &config.AuthConfig{}})
+	ts2, _ := startAuth(t, &hookEnv{}, configtest.Over(config.Instance{Auth: &config.AuthConfig{}}))
 	if got, err := sdkWhoami(t, ts2.URL, "let-me-in"); err != nil || got != "hooked-user" {
 		t.Errorf("hook only: principal %q, %v", got, err)
 	}
 	// Without an auth block the hook is not used: NeMo's behaviour.
-	ts3, _ := startAuth(t, &hookEnv{}, config.Instance{})
+	ts3, _ := startAuth(t, &hookEnv{}, configtest.Over(config.Instance{}))
 	if resp, _ := authPost(t, ts3.URL, initMsg, nil); resp.StatusCode != 200 {
 		t.Errorf("no auth block: initialize answered %d", resp.StatusCode)
 	}
@@ -399,7 +398,7 @@ func TestAuthSessionTokenIsNoBearer(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "keys")
 	_ = os.WriteFile(file, []byte(keyLine("ci", "k1")), 0o600)
-	ts, _ := startAuth(t, &authEnv{}, config.Instance{Auth: &config.AuthConfig{APIKeys: &config.APIKeysConfig{File: file}}})
+	ts, _ := startAuth(t, &authEnv{}, configtest.Over(config.Instance{Auth: &config.AuthConfig{APIKeys: &config.APIKeysConfig{File: file}}}))
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/seed_session", strings.NewReader("{}"))
 	resp, body := do(t, req)
 	var seed struct {
@@ -436,9 +435,9 @@ func TestCORS(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "keys")
 	_ = os.WriteFile(file, []byte(keyLine("ci", "k1")), 0o600)
 	const origin = "https://inspector.example.com"
-	ts, _ := startAuth(t, &authEnv{}, config.Instance{
+	ts, _ := startAuth(t, &authEnv{}, configtest.Over(config.Instance{
 		Auth: &config.AuthConfig{APIKeys: &config.APIKeysConfig{File: file}},
-		CORS: &config.CORSConfig{AllowedOrigins: []string{origin}, MaxAge: 5 * time.Minute}})
+		CORS: &config.CORSConfig{AllowedOrigins: []string{origin}, MaxAge: 5 * time.Minute}}))
 
 	resp := preflight(t, ts.URL, origin)
 	if resp.StatusCode != http.StatusNoContent || resp.Header.Get("Access-Control-Allow-Origin") != origin ||
@@ -477,7 +476,7 @@ func TestCORS(t *testing.T) {
 
 func TestCORSUnset(t *testing.T) {
 	t.Parallel()
-	ts, _ := startAuth(t, &authEnv{}, config.Instance{})
+	ts, _ := startAuth(t, &authEnv{}, configtest.Over(config.Instance{}))
 	resp := preflight(t, ts.URL, "https://inspector.example.com")
 	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("OPTIONS /mcp without cors: %d %v, want today's 405", resp.StatusCode, resp.Header)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 )
 
 // rawReq writes one request line + headers verbatim (no client-side path
@@ -61,8 +62,8 @@ func TestBreakAuthBypass(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "keys")
 	_ = os.WriteFile(file, []byte(keyLine("ci", "k1")), 0o600)
 	env := &authEnv{}
-	ts, _ := startAuth(t, env, config.Instance{Auth: &config.AuthConfig{APIKeys: &config.APIKeysConfig{File: file}},
-		CORS: &config.CORSConfig{AllowedOrigins: []string{"https://ok.example"}}})
+	ts, _ := startAuth(t, env, configtest.Over(config.Instance{Auth: &config.AuthConfig{APIKeys: &config.APIKeysConfig{File: file}},
+		CORS: &config.CORSConfig{AllowedOrigins: []string{"https://ok.example"}}}))
 	addr := strings.TrimPrefix(ts.URL, "http://")
 	for _, p := range []string{"/mcp", "//mcp", "/mcp%2F", "/mcp/", "/%6dcp", "/ng-rollout/x/mcp", "/ng-rollout/x/mcp/",
 		"/ng-rollout/x//mcp", "/ng-rollout//mcp", "/ng-rollout/x/ng-rollout/y/mcp", "/ng-rollout/%78/mcp", "/MCP", "/./mcp",

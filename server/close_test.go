@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
 	"github.com/gymkit/gymkit/session"
@@ -44,8 +45,7 @@ func startClose(t *testing.T, env *closeEnv, cfg config.Instance) (*server.Insta
 	t.Helper()
 	cfg.Host, cfg.ExposeToolsOverMCP = "127.0.0.1", true
 	cfg.SessionSecrets = config.Secrets{oldSecret}
-	inst, err := server.NewInstance(context.Background(), env, server.InstanceOptions{
-		Name: "sess", ServerType: "sess", Config: cfg})
+	inst, err := server.NewInstance(context.Background(), env, configtest.Named(cfg, "sess", "sess"), server.InstanceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func rawPost(t testing.TB, ts *httptest.Server, path, cookie, body string) (int,
 func TestCloseSessionFreesState(t *testing.T) {
 	t.Parallel()
 	env := &closeEnv{}
-	inst, ts := startClose(t, env, config.Instance{})
+	inst, ts := startClose(t, env, configtest.Over(config.Instance{}))
 	cookie, token := seedToken(t, ts)
 	out, cookie := httpCall(t, ts, "/incr", cookie)
 	if _, _, ok := mcpTool(t, ts, token, "incr"); !ok || out.N != 1 {
@@ -128,7 +128,7 @@ func TestCloseSessionHookError(t *testing.T) {
 		{errors.New("boom"), 500, `"boom"`, false},
 	} {
 		env := &closeEnv{err: tc.err}
-		inst, ts := startClose(t, env, config.Instance{})
+		inst, ts := startClose(t, env, configtest.Over(config.Instance{}))
 		_, cookie := httpCall(t, ts, "/incr", "")
 		st, body, sc := rawPost(t, ts, "/close_session", cookie, "")
 		if st != tc.status || body != tc.body || (len(sc) == 1) != tc.cookie {
@@ -144,7 +144,9 @@ func TestCloseSessionHookError(t *testing.T) {
 func TestCloseSessionOff(t *testing.T) {
 	t.Parallel()
 	env := &closeEnv{}
-	inst, ts := startClose(t, env, config.Instance{NoCloseSession: true})
+	off := config.Defaults()
+	off.CloseSession = false
+	inst, ts := startClose(t, env, off)
 	_, cookie := httpCall(t, ts, "/incr", "")
 	if st, body, _ := rawPost(t, ts, "/close_session", cookie, ""); st != 404 || body != `{"detail":"Not Found"}` {
 		t.Errorf("close_session off: %d %s", st, body)
@@ -166,7 +168,7 @@ func (reservedEnv) Routes(r *framework.Router) {
 
 func TestCloseSessionReserved(t *testing.T) {
 	t.Parallel()
-	_, err := server.NewInstance(context.Background(), reservedEnv{}, server.InstanceOptions{Name: "r", ServerType: "r"})
+	_, err := server.NewInstance(context.Background(), reservedEnv{}, configtest.Named(config.Defaults(), "r", "r"), server.InstanceOptions{})
 	if err == nil || !strings.Contains(err.Error(), `"close_session" is reserved`) {
 		t.Errorf("a tool named close_session: %v", err)
 	}
@@ -176,7 +178,7 @@ func TestCloseSessionReserved(t *testing.T) {
 // session_idle_timeout the manager's idle timeout.
 func TestSessionLifetimeConfig(t *testing.T) {
 	t.Parallel()
-	inst, ts := startClose(t, &closeEnv{}, config.Instance{SessionLifetime: 48 * time.Hour, SessionIdleTimeout: 30 * time.Minute})
+	inst, ts := startClose(t, &closeEnv{}, configtest.Over(config.Instance{SessionLifetime: 48 * time.Hour, SessionIdleTimeout: 30 * time.Minute}))
 	if inst.Sessions.Lifetime() != 48*time.Hour || inst.Sessions.IdleTimeout() != 30*time.Minute {
 		t.Errorf("lifetime %v, idle %v", inst.Sessions.Lifetime(), inst.Sessions.IdleTimeout())
 	}
@@ -184,7 +186,7 @@ func TestSessionLifetimeConfig(t *testing.T) {
 		t.Errorf("Set-Cookie %q, want Max-Age=172800", sc)
 	}
 	// Unset (an Instance built without YAML): NeMo's 14 days, and 1h idle.
-	def, _ := startClose(t, &closeEnv{}, config.Instance{})
+	def, _ := startClose(t, &closeEnv{}, configtest.Over(config.Instance{}))
 	if def.Sessions.Lifetime() != config.DefaultSessionLifetime || def.Sessions.IdleTimeout() != config.DefaultSessionIdleTimeout {
 		t.Errorf("defaults: lifetime %v, idle %v", def.Sessions.Lifetime(), def.Sessions.IdleTimeout())
 	}
@@ -202,8 +204,7 @@ func TestExpiredStateSwept(t *testing.T) {
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 	sm := session.MustNewManager(session.Options{CookieName: "sess___sess", Secrets: [][]byte{[]byte(oldSecret)},
 		IdleTimeout: time.Hour, Lifetime: 3 * time.Hour, Clock: clock})
-	inst, err := server.NewInstance(context.Background(), &closeEnv{}, server.InstanceOptions{
-		Name: "sess", ServerType: "sess", Sessions: sm, Config: config.Instance{Host: "127.0.0.1"}})
+	inst, err := server.NewInstance(context.Background(), &closeEnv{}, configtest.Over(config.Instance{Name: "sess", ServerType: "sess", Host: "127.0.0.1"}), server.InstanceOptions{Sessions: sm})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,12 +41,13 @@
 // # Instances
 //
 // [New] loads the configuration (package config), makes a fresh value of each
-// instance's server type (framework.Lookup), decodes the instance's own keys
+// instance's server type (host.Lookup), decodes the instance's own keys
 // into it, assigns free ports, builds each instance with [NewInstance] and
 // binds it. Configuration problems of every instance are reported together,
 // as config.Problems, before any port is bound. [NewInstance] alone builds
-// one instance from a server value, for tests (package servertest) and
-// in-process use.
+// one instance from a server value and its config.Instance (loaded, or
+// config.Defaults() changed), for tests (package servertest) and in-process
+// use.
 //
 // # Serving and draining
 //
@@ -61,7 +62,7 @@
 // # Extensions
 //
 // An [Extension] adds to each instance while it is built: it may set the
-// framework's hooks (framework.Options.AfterSeed, NormalizeToolName) before
+// framework's hooks (host.Options.AfterSeed, NormalizeToolName) before
 // the routes are built, wrap the routes or mount routes beside them (inside
 // the instance's body limit and session layers), and announce an endpoint on
 // the ready line ([Instance.Announce]). The MCP door is built this way, and

@@ -17,10 +17,10 @@ import (
 // With metrics.enabled, an instance serves its Prometheus metrics at
 // /metrics; every instance answers the health probes.
 func ExampleInstance_Ready() {
-	in, err := server.NewInstance(context.Background(), new(weather.Weather), server.InstanceOptions{
-		Name: "example_mcp_weather", ServerType: weather.Name, Logger: slog.New(slog.DiscardHandler),
-		Config: config.Instance{Metrics: config.MetricsConfig{Enabled: true}},
-	})
+	cfg := config.Defaults()
+	cfg.Name, cfg.ServerType = "example_mcp_weather", weather.Name
+	cfg.Metrics.Enabled = true
+	in, err := server.NewInstance(context.Background(), new(weather.Weather), cfg, server.InstanceOptions{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/server"
 	weather "github.com/gymkit/gymkit/servers/example_mcp_weather"
 )
@@ -24,9 +25,9 @@ func ExampleExtension() {
 		mux.Handle("/", next) // everything else: the instance's routes
 		return mux, nil
 	}}
-	in, err := server.NewInstance(context.Background(), new(weather.Weather), server.InstanceOptions{
-		Name: "example_mcp_weather", ServerType: weather.Name, Extensions: []server.Extension{health},
-	})
+	cfg := config.Defaults() // or an instance of config.Load
+	cfg.Name, cfg.ServerType = "example_mcp_weather", weather.Name
+	in, err := server.NewInstance(context.Background(), new(weather.Weather), cfg, server.InstanceOptions{Extensions: []server.Extension{health}})
 	if err != nil {
 		fmt.Println(err)
 		return

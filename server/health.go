@@ -179,9 +179,5 @@ func isHealthProbe(r *http.Request) bool {
 
 // isMetricsPath reports whether r is for the metrics endpoint of cfg.
 func isMetricsPath(cfg config.MetricsConfig, r *http.Request) bool {
-	p := cfg.Path
-	if p == "" {
-		p = config.DefaultMetricsPath
-	}
-	return r.URL.Path == p
+	return r.URL.Path == cfg.Path
 }

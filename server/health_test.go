@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/server"
 	"github.com/gymkit/gymkit/session"
 )
@@ -61,8 +62,7 @@ func TestHealthReadyFollowsTheStore(t *testing.T) {
 	t.Parallel()
 	store := &pingStore{MemoryStore: session.NewMemoryStore()}
 	sm := session.MustNewManager(session.Options{CookieName: server.CookieName("h", "h"), State: store})
-	inst, err := server.NewInstance(context.Background(), &meteredEnv{}, server.InstanceOptions{Name: "h", ServerType: "h",
-		Sessions: sm, Config: config.Instance{Host: "127.0.0.1", Metrics: config.MetricsConfig{Enabled: true}}, Logger: quietLog()})
+	inst, err := server.NewInstance(context.Background(), &meteredEnv{}, configtest.Over(config.Instance{Name: "h", ServerType: "h", Host: "127.0.0.1", Metrics: config.MetricsConfig{Enabled: true}}), server.InstanceOptions{Sessions: sm, Logger: quietLog()})
 	if err != nil {
 		t.Fatal(err)
 	}

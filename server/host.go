@@ -16,6 +16,7 @@ import (
 
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 // HTTP server settings of every instance a [Host] serves.
@@ -123,11 +124,11 @@ type Host struct {
 // The steps, each finishing for every instance before the next begins:
 //
 //  1. config.Load: the dict, the files, env.yaml and the overrides.
-//  2. For each instance: framework.Lookup(server type), a fresh server value
+//  2. For each instance: host.Lookup(server type), a fresh server value
 //     from the factory, and config.Instance.Decode of its own keys into it.
 //  3. Config.AssignPorts: a free port for every instance without one; the
 //     listener opened to probe a port is the one the instance serves on.
-//  4. [NewInstance] for each instance (framework.Build, which runs Provision).
+//  4. [NewInstance] for each instance (host.Build, which runs Provision).
 //  5. net.Listen on every configured host:port.
 //
 // The error of steps 1 to 3 is config.Problems (get it with errors.As),
@@ -160,10 +161,10 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	cis := cfg.Instances()
 	servers := make([]framework.Server, len(cis))
 	for i, ci := range cis {
-		factory, err := framework.Lookup(ci.ServerType)
+		factory, err := host.Lookup(ci.ServerType)
 		if err != nil {
 			problems = append(problems, config.Problem{File: ci.File, Line: ci.Line, Key: ci.Path(),
-				Message: err.Error(), Suggestion: config.Suggest(ci.ServerType, framework.Names())})
+				Message: err.Error(), Suggestion: config.Suggest(ci.ServerType, host.Names())})
 			continue
 		}
 		srv := factory()
@@ -209,7 +210,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	}
 	var errs []error
 	for i, ci := range cis {
-		in, err := NewInstance(ctx, servers[i], InstanceOptions{Config: ci, Logger: log, Extensions: opts.Extensions})
+		in, err := NewInstance(ctx, servers[i], ci, InstanceOptions{Logger: log, Extensions: opts.Extensions})
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 )
 
 // TestInflightSlowClientsDoNotLockOthersOut: clients that send a request's
@@ -23,7 +24,7 @@ import (
 func TestInflightSlowClientsDoNotLockOthersOut(t *testing.T) {
 	t.Parallel()
 	const maxBody = 1 << 20
-	ts := serveTimed(t, newTimed(), config.Instance{MaxBodyBytes: maxBody, MaxInflightBodyBytes: 2 * maxBody}, nil)
+	ts := serveTimed(t, newTimed(), configtest.Over(config.Instance{MaxBodyBytes: maxBody, MaxInflightBodyBytes: 2 * maxBody}), nil)
 	addr := strings.TrimPrefix(ts.URL, "http://")
 	for range 2 {
 		c, err := net.Dial("tcp", addr)

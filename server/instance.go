@@ -7,53 +7,20 @@ import (
 	"net/http"
 	"slices"
 	"sync/atomic"
-	"time"
 
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/session"
 )
 
-// InstanceOptions configure [NewInstance]. Name, ServerType and MaxBodyBytes
-// default from Config, so a host that loaded a YAML configuration only sets
-// Config (and a Logger); tests without YAML set Name and ServerType.
+// InstanceOptions configure [NewInstance] beyond the instance's
+// configuration (its config.Instance): what is not configuration.
 type InstanceOptions struct {
-	// Name is the instance name (the top-level YAML key): the log field, the
-	// session cookie suffix and, over MCP, the server_name. "" means
-	// Config.Name; NewInstance fails when both are empty.
-	Name string
-	// ServerType is the registered server type (the key under
-	// resources_servers, the framework.Register name): the session cookie
-	// prefix. "" means Config.ServerType; NewInstance fails when both are
-	// empty.
-	ServerType string
-	// MaxBodyBytes limits request bodies, in bytes, on every route of the
-	// instance (both doors); a larger body is answered 413
-	// {"detail":"Request body too large: limit is <n> bytes"}. 0 (or
-	// negative) means Config.MaxBodyBytes, and when that is not positive
-	// either, config.DefaultMaxBodyBytes (16 MiB).
-	MaxBodyBytes int64
-	// BodyReadTimeout bounds how long a client may take to send a request
-	// body once its headers are read (see [Instance.Handler]). 0 (or
-	// negative) means Config.BodyReadTimeout, and when that is not positive
-	// either, config.DefaultBodyReadTimeout (30 s).
-	BodyReadTimeout time.Duration
-	// MaxInflightBodyBytes bounds the bytes of the request bodies the
-	// instance reads and holds at once, on both doors (see
-	// [Instance.Handler]). 0 (or negative) means Config.MaxInflightBodyBytes,
-	// and when that is not positive either,
-	// config.DefaultMaxInflightBodyBytes (256 MiB). A value below the body
-	// limit is raised to it.
-	MaxInflightBodyBytes int64
-	// Config is the instance's configuration as loaded (host, port,
-	// expose_tools_over_mcp, mcp_token_secret, mcp_allowed_hosts, ...),
-	// kept on the Instance for extensions to read. The zero value stands for
-	// an instance built without YAML (tests).
-	Config config.Instance
 	// Sessions overrides the session manager (tests, shared stores). nil
-	// means a memory-backed manager with the cookie [CookieName](ServerType,
-	// Name), Config's session_lifetime and session_idle_timeout (the
-	// session package's defaults, 336h and 1h, when zero).
+	// means the manager the configuration's session block names, with the
+	// cookie [CookieName](ServerType, Name), session_lifetime and
+	// session_idle_timeout.
 	Sessions *session.Manager
 	// Logger receives the instance's request errors, recovered panics and
 	// whatever extensions log, with an "instance" attribute added. nil means
@@ -68,7 +35,7 @@ type InstanceOptions struct {
 // routes are built, wrap the built routes or mount more routes beside them,
 // and announce its endpoints on the ready line with [Instance.Announce]. The
 // MCP door (/mcp, when expose_tools_over_mcp is true) is meant to be one:
-// Configure sets framework.Options.AfterSeed (the "mcp" key of the seed
+// Configure sets host.Options.AfterSeed (the "mcp" key of the seed
 // answer) and NormalizeToolName, Mount mounts /mcp.
 //
 // Both functions are optional and are called once per instance, in the order
@@ -79,19 +46,19 @@ type InstanceOptions struct {
 type Extension struct {
 	// Name names the extension in errors ("mcp").
 	Name string
-	// Configure runs before framework.Build, with inst.App still nil: it may
+	// Configure runs before host.Build, with inst.App still nil: it may
 	// set the hooks of opts (AfterSeed, NormalizeToolName). A hook already
 	// set by an earlier extension should be chained, not dropped.
-	Configure func(inst *Instance, opts *framework.Options) error
-	// Mount runs after framework.Build. next serves everything so far: the
-	// App's routes (framework's App.Handler, which already strips
+	Configure func(inst *Instance, opts *host.Options) error
+	// Mount runs after host.Build. next serves everything so far: the
+	// App's routes (host.App.Handler, which already strips
 	// /ng-rollout/<id>/ prefixes) wrapped by the earlier extensions; the
 	// returned handler replaces it. The host then puts two layers around the
 	// last one, so every route an extension mounts gets them too: the body
 	// limit (413) inside, and the session middleware (the rollout's
 	// Set-Cookie on every answer, session.ID in the request context)
 	// outermost. Routes mounted here answer under /ng-rollout/<id>/ only if
-	// Mount wraps them with framework.StripRolloutPrefix.
+	// Mount wraps them with host.StripRolloutPrefix.
 	Mount func(inst *Instance, next http.Handler) (http.Handler, error)
 	// OwnsBody, when set, reports the requests whose body limit the
 	// extension enforces itself, with its own 413 answer: the host's limit
@@ -142,20 +109,13 @@ type Instance struct {
 	Name string
 	// ServerType is the registered server type (the key under resources_servers).
 	ServerType string
-	// Config is the instance's configuration as loaded; the zero value when
-	// the instance was built without YAML.
+	// Config is the instance's configuration (given to NewInstance): every
+	// framework key the instance serves with.
 	Config config.Instance
-	// App is the server's built routes (framework.Build).
-	App *framework.App
+	// App is the server's built routes (host.Build).
+	App *host.App
 	// Sessions is the instance's rollout session manager.
 	Sessions *session.Manager
-	// MaxBodyBytes is the request body limit in force, in bytes (> 0).
-	MaxBodyBytes int64
-	// BodyReadTimeout is the body read deadline in force (> 0).
-	BodyReadTimeout time.Duration
-	// MaxInflightBodyBytes is the bound in force on the bytes of request
-	// bodies read and held at once (>= MaxBodyBytes + 1).
-	MaxInflightBodyBytes int64
 	// Logger is the instance's logger, with its "instance" attribute.
 	Logger *slog.Logger
 
@@ -182,43 +142,31 @@ type Instance struct {
 // Python class. Agents replay the cookie without reading its name.
 func CookieName(serverType, name string) string { return serverType + "___" + name }
 
-// NewInstance builds one instance: it makes the session manager, runs the
-// extensions' Configure functions, builds srv's App (framework.Build, which
-// runs the Provision hook and calls Routes), runs the extensions' Mount
-// functions in order, and wraps the result in the body limit (except for the
-// requests an extension limits itself, see Extension.OwnsBody) and then the
-// session middleware (outermost, so that even a 413 carries the rollout's
-// cookie). srv must already hold its decoded config
+// NewInstance builds one instance from its configuration, cfg: loaded by
+// config.Load (gymkit serve, rollout, servertest.New) or built from
+// config.Defaults() with Name and ServerType set; its values are used as
+// they are (NewInstance fills in no default). It makes the session manager,
+// runs the extensions' Configure functions, builds srv's App (host.Build,
+// which runs the Provision hook and calls Routes), runs the extensions'
+// Mount functions in order, and wraps the result in the body limit (except
+// for the requests an extension limits itself, see Extension.OwnsBody) and
+// then the session middleware (outermost, so that even a 413 carries the
+// rollout's cookie). srv must already hold its decoded config
 // (config.Instance.Decode). NewInstance binds nothing.
 //
-// The error names the instance; it is a framework.Build error (a route
+// The error names the instance; it is a host.Build error (a route
 // registration problem, no /verify, a Provision failure), an extension's
-// error, or a missing name or server type.
-func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions) (*Instance, error) {
-	name, serverType := opts.Name, opts.ServerType
-	if name == "" {
-		name = opts.Config.Name
-	}
-	if serverType == "" {
-		serverType = opts.Config.ServerType
-	}
+// error, a missing name or server type, or a configuration without its
+// defaults (a limit or timeout that is not positive).
+func NewInstance(ctx context.Context, srv framework.Server, cfg config.Instance, opts InstanceOptions) (*Instance, error) {
+	name, serverType := cfg.Name, cfg.ServerType
 	if name == "" || serverType == "" {
-		return nil, fmt.Errorf("server: NewInstance: the instance name and server type are required")
+		return nil, fmt.Errorf("server: NewInstance: the instance name and server type are required (config.Instance's Name and ServerType)")
 	}
-	limit := opts.MaxBodyBytes
-	if limit <= 0 {
-		limit = opts.Config.MaxBodyBytes
+	if err := checkDefaults(cfg); err != nil {
+		return nil, fmt.Errorf("instance %q (server type %q): %w", name, serverType, err)
 	}
-	if limit <= 0 {
-		limit = config.DefaultMaxBodyBytes
-	}
-	bodyTimeout := opts.BodyReadTimeout
-	if bodyTimeout <= 0 {
-		bodyTimeout = opts.Config.BodyReadTimeout
-	}
-	if bodyTimeout <= 0 {
-		bodyTimeout = config.DefaultBodyReadTimeout
-	}
+	limit, bodyTimeout := cfg.MaxBodyBytes, cfg.BodyReadTimeout
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -230,14 +178,14 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 		}
 		return fmt.Errorf("instance %q (server type %q): %w", name, serverType, err)
 	}
-	secrets, err := instanceSecrets(opts.Config, log)
+	secrets, err := instanceSecrets(cfg, log)
 	if err != nil {
 		return nil, fail("", err)
 	}
 	var inst *Instance
 	var metrics *instanceMetrics // metrics.enabled: docs/operations.md
-	if opts.Config.Metrics.Enabled {
-		metrics = newInstanceMetrics(name, serverType, opts.Config.Metrics, func() bool { return inst.Draining() })
+	if cfg.Metrics.Enabled {
+		metrics = newInstanceMetrics(name, serverType, cfg.Metrics, func() bool { return inst.Draining() })
 	}
 	sm := opts.Sessions
 	var closeStore func() error
@@ -248,13 +196,13 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 		}
 	}()
 	if sm == nil {
-		state, closer, err := stateStore(ctx, opts.Config, name, log)
+		state, closer, err := stateStore(ctx, cfg, log)
 		if err != nil {
 			return nil, fail("", err)
 		}
 		closeStore = closer
 		sopts := session.Options{CookieName: CookieName(serverType, name), Secrets: secrets,
-			Lifetime: opts.Config.SessionLifetime, IdleTimeout: opts.Config.SessionIdleTimeout, State: state}
+			Lifetime: cfg.SessionLifetime, IdleTimeout: cfg.SessionIdleTimeout, State: state}
 		if sm, err = session.NewManager(sopts); err != nil {
 			return nil, fail("", err)
 		}
@@ -265,17 +213,9 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 			}
 		}
 	}
-	inst = &Instance{Name: name, ServerType: serverType, Config: opts.Config,
-		Sessions: sm, MaxBodyBytes: limit, Logger: log, secrets: secrets, closeStore: closeStore}
-	inst.BodyReadTimeout = bodyTimeout
-	inst.MaxInflightBodyBytes = opts.MaxInflightBodyBytes
-	if inst.MaxInflightBodyBytes <= 0 {
-		inst.MaxInflightBodyBytes = opts.Config.MaxInflightBodyBytes
-	}
-	if inst.MaxInflightBodyBytes <= 0 {
-		inst.MaxInflightBodyBytes = config.DefaultMaxInflightBodyBytes
-	}
-	inst.MaxInflightBodyBytes = max(inst.MaxInflightBodyBytes, limit+1)
+	inst = &Instance{Name: name, ServerType: serverType, Config: cfg,
+		Sessions: sm, Logger: log, secrets: secrets, closeStore: closeStore}
+	inflight := max(cfg.MaxInflightBodyBytes, limit+1) // a body at the limit always fits
 
 	// The MCP door goes first among the extensions, when the config asks.
 	exts := opts.Extensions
@@ -283,18 +223,15 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 		exts = append([]Extension{mcpExtension()}, exts...)
 	}
 	// GET /openapi.json and /docs go last, to see every route.
-	if !inst.Config.NoOpenAPI {
+	if inst.Config.OpenAPI {
 		exts = append(slices.Clip(exts), openAPIExtension())
 	}
-	fopts := framework.Options{Name: name, Logger: log, SharedSessionState: opts.Sessions == nil && opts.Config.Session.Store == config.SessionStoreRedis}
+	fopts := host.Options{Name: name, Config: &inst.Config, Logger: log,
+		SharedSessionState: opts.Sessions == nil && cfg.Session.Store == config.SessionStoreRedis}
 	if metrics != nil {
 		metrics.watchStore(baseStore(sm.State()))
 		fopts.Interceptors = append(fopts.Interceptors, metrics.interceptor()) // every tool call feeds the metrics
 	}
-	fopts.ToolTimeout, fopts.ToolTimeouts = opts.Config.ToolTimeout, opts.Config.ToolTimeouts
-	fopts.NoCloseSession = opts.Config.NoCloseSession
-	fopts.MaskInternalErrors = opts.Config.MaskInternalErrors
-	fopts.MaxJSONDepth, fopts.MaxJSONElements = opts.Config.MaxJSONDepth, opts.Config.MaxJSONElements
 	fopts.CloseSession = func(ctx context.Context) error { return closeSession(ctx, sm) }
 	for _, ext := range exts {
 		if ext.Configure != nil {
@@ -303,11 +240,11 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 			}
 		}
 	}
-	access, err := accessLayers(opts.Config, srv, inst)
+	access, err := accessLayers(cfg, srv, inst)
 	if err != nil {
 		return nil, fail("", err)
 	}
-	app, err := framework.Build(ctx, srv, fopts)
+	app, err := host.Build(ctx, srv, fopts)
 	if err != nil {
 		return nil, fail("", err)
 	}
@@ -328,12 +265,35 @@ func NewInstance(ctx context.Context, srv framework.Server, opts InstanceOptions
 	if metrics != nil && inst.mcpRepairs != nil {
 		metrics.watchRepairs(inst.mcpRepairs)
 	}
-	inst.handler = access(opsRoutes(inst, metrics, guardBody(bodyTimeout, limit, newByteBudget(inst.MaxInflightBodyBytes), sm.Middleware(limitBody(limit, ownBody(exts), h)))))
+	inst.handler = access(opsRoutes(inst, metrics, guardBody(bodyTimeout, limit, newByteBudget(inflight), sm.Middleware(limitBody(limit, ownBody(exts), h)))))
 	if metrics != nil {
 		inst.handler = metrics.observeHTTP(inst.handler)
 	}
 	built = true
 	return inst, nil
+}
+
+// checkDefaults refuses a configuration whose limits and timeouts are not
+// positive: a config.Instance made without config.Load or config.Defaults(),
+// whose zero values would turn a limit off.
+func checkDefaults(cfg config.Instance) error {
+	for _, k := range []struct {
+		key string
+		bad bool
+	}{
+		{"max_body_bytes", cfg.MaxBodyBytes <= 0},
+		{"body_read_timeout", cfg.BodyReadTimeout <= 0},
+		{"max_inflight_body_bytes", cfg.MaxInflightBodyBytes <= 0},
+		{"max_json_depth", cfg.MaxJSONDepth <= 0},
+		{"max_json_elements", cfg.MaxJSONElements <= 0},
+		{"session_idle_timeout", cfg.SessionIdleTimeout <= 0},
+		{"session_lifetime", cfg.SessionLifetime <= 0},
+	} {
+		if k.bad {
+			return fmt.Errorf("%s is not positive: build the config.Instance with config.Load, or start from config.Defaults()", k.key)
+		}
+	}
+	return nil
 }
 
 // closeSession is the host's part of POST /close_session: it deletes the
@@ -351,14 +311,14 @@ func closeSession(ctx context.Context, sm *session.Manager) error {
 
 // Handler returns the instance's complete HTTP handler: its routes, the
 // extensions' routes, the body limit, the session middleware and, outermost,
-// the body read deadline (BodyReadTimeout from when the headers were read,
+// the body read deadline (body_read_timeout from when the headers were read,
 // cleared once the body is read: a body not received in time is answered
 // 408 on the HTTP door and the connection closed) and the 413 drain (after
 // a 413 the rest of the body is read and discarded, within the deadline and
 // up to twice max_body_bytes, at least max_body_bytes + [MinDrainBytes], so
 // that a client that writes its whole body before reading sees the 413).
 // The bodies being read and held at once are bounded by
-// MaxInflightBodyBytes (max_inflight_body_bytes): a body reserves its
+// max_inflight_body_bytes (raised to max_body_bytes + 1): a body reserves its
 // Content-Length when first read (a chunked body, as it is read) until its
 // handler returns; one that finds no room within [InflightWait] is answered
 // 503 with Retry-After: 1 ({"detail":"Server busy: ...

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 )
 
 // mcpPost sends body to /mcp (with the session token when not "") and
@@ -44,7 +45,7 @@ func values(n int) string { return "[" + strings.Repeat("1,", n-1) + "1]" }
 // 413 naming the limit on both doors, one at the limit is served.
 func TestJSONLimits(t *testing.T) {
 	t.Parallel()
-	ts := serveTimed(t, newTimed(), config.Instance{MaxJSONDepth: 5, MaxJSONElements: 50}, nil)
+	ts := serveTimed(t, newTimed(), configtest.Over(config.Instance{MaxJSONDepth: 5, MaxJSONElements: 50}), nil)
 	const (
 		deep    = "Request body nested too deeply: more than 5 levels of arrays and objects (max_json_depth)"
 		complex = "Request body too complex: more than 50 JSON values (max_json_elements)"
@@ -98,7 +99,7 @@ func TestJSONLimits(t *testing.T) {
 // (json.loads's "Extra data" message); trailing whitespace is fine.
 func TestMCPTrailingData(t *testing.T) {
 	t.Parallel()
-	ts := serveTimed(t, newTimed(), config.Instance{}, nil)
+	ts := serveTimed(t, newTimed(), configtest.Over(config.Instance{}), nil)
 	_, token := seedToken(t, ts)
 	count := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count","arguments":{}}}`
 	for _, tc := range []struct{ name, body, pos string }{
@@ -126,7 +127,7 @@ func TestMCPTrailingData(t *testing.T) {
 func TestInflightBodyBytes(t *testing.T) {
 	t.Parallel()
 	srv := newTimed()
-	ts := serveTimed(t, srv, config.Instance{MaxBodyBytes: 4000, MaxInflightBodyBytes: 4096}, nil)
+	ts := serveTimed(t, srv, configtest.Over(config.Instance{MaxBodyBytes: 4000, MaxInflightBodyBytes: 4096}), nil)
 	pad := func(json string, size int) string { // json is an object: pad it to size bytes
 		return json[:len(json)-1] + `,"pad":"` + strings.Repeat("x", size-len(json)-9) + `"}`
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
 )
@@ -33,11 +34,8 @@ func (leaky) Routes(r *framework.Router) {
 func TestMaskInternalErrorsInstance(t *testing.T) {
 	t.Parallel()
 	logs := &syncBuffer{}
-	inst, err := server.NewInstance(context.Background(), leaky{}, server.InstanceOptions{
-		Name: "leaky", ServerType: "leaky", Logger: slog.New(slog.NewTextHandler(logs, nil)),
-		Config: config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: true, MaskInternalErrors: true,
-			SessionSecrets: config.Secrets{"servertest-secret-0123456789abcdef0123"}},
-	})
+	inst, err := server.NewInstance(context.Background(), leaky{}, configtest.Over(config.Instance{Name: "leaky", ServerType: "leaky", Host: "127.0.0.1", ExposeToolsOverMCP: true, MaskInternalErrors: true,
+		SessionSecrets: config.Secrets{"servertest-secret-0123456789abcdef0123"}}), server.InstanceOptions{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
 )
@@ -70,12 +71,9 @@ func (hostile) Routes(r *framework.Router) {
 // Not parallel: the repair's work is counted in bytes allocated process-wide.
 func TestBreakMaskAndRepair(t *testing.T) {
 	logs := &syncBuffer{}
-	inst, err := server.NewInstance(context.Background(), hostile{}, server.InstanceOptions{
-		Name: "hostile", ServerType: "hostile", Logger: slog.New(slog.NewTextHandler(logs, nil)),
-		Config: config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: true, MaskInternalErrors: true,
-			MCP: config.MCPConfig{CoerceJSONStrings: true}, MaxBodyBytes: 1 << 20,
-			SessionSecrets: config.Secrets{"servertest-secret-0123456789abcdef0123"}},
-	})
+	inst, err := server.NewInstance(context.Background(), hostile{}, configtest.Over(config.Instance{Name: "hostile", ServerType: "hostile", Host: "127.0.0.1", ExposeToolsOverMCP: true, MaskInternalErrors: true,
+		MCP: config.MCPConfig{CoerceJSONStrings: true}, MaxBodyBytes: 1 << 20,
+		SessionSecrets: config.Secrets{"servertest-secret-0123456789abcdef0123"}}), server.InstanceOptions{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,14 +5,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/mcpexpose"
 )
 
 // mcpExtension is the MCP door (package mcpexpose) as an [Extension]: built
 // into every instance whose config says expose_tools_over_mcp: true, before
-// any other extension. Configure makes the door and gives framework.Build its
+// any other extension. Configure makes the door and gives host.Build its
 // seams (the "mcp" key of the seed answer, verify-time name normalization);
 // Mount attaches the built App (the startup refusals), announces " mcp=<url>"
 // on the ready line and serves /mcp, /mcp/ and /ng-rollout/<id>/mcp inside the
@@ -21,31 +21,9 @@ func mcpExtension() Extension {
 	var door *mcpexpose.Door
 	return Extension{
 		Name: "mcp",
-		Configure: func(inst *Instance, opts *framework.Options) error {
-			d, err := mcpexpose.New(mcpexpose.Options{
-				Instance:       inst.Name,
-				ServerType:     inst.ServerType,
-				Secret:         inst.secrets[0],
-				OldSecrets:     inst.secrets[1:],
-				AllowedHosts:   inst.Config.MCPAllowedHosts,
-				AllowedOrigins: corsOrigins(inst.Config.CORS),
-				Loopback:       mcpexpose.IsLoopback(inst.Config.Host),
-				MaxBodyBytes:   inst.MaxBodyBytes,
-				JSONLimits: framework.JSONLimits{MaxDepth: inst.Config.MaxJSONDepth,
-					MaxElements: inst.Config.MaxJSONElements},
-				Sessions: inst.Sessions,
-				Logger:   inst.Logger,
-				Tools:    inst.Config.MCP.Tools,
-				ServerInfo: mcpexpose.ServerInfo{Name: inst.Config.MCP.ServerInfo.Name,
-					Version: inst.Config.MCP.ServerInfo.Version, Title: inst.Config.MCP.ServerInfo.Title,
-					Instructions: inst.Config.MCP.ServerInfo.Instructions},
-				CoerceJSONStrings:       inst.Config.MCP.CoerceJSONStrings,
-				Stateful:                inst.Config.MCP.Stateful,
-				SessionIdleTimeout:      inst.Config.MCP.SessionIdleTimeout,
-				MaxSessionsPerPrincipal: inst.Config.MCP.MaxSessionsPerPrincipal,
-				ConfirmTimeout:          inst.Config.MCP.ConfirmTimeout,
-				SDKOnly:                 inst.Config.MCP.Lean != nil && !*inst.Config.MCP.Lean,
-			})
+		Configure: func(inst *Instance, opts *host.Options) error {
+			d, err := mcpexpose.New(mcpexpose.Options{Config: &inst.Config,
+				Secret: inst.secrets[0], OldSecrets: inst.secrets[1:], Sessions: inst.Sessions, Logger: inst.Logger})
 			if err != nil {
 				return err
 			}
@@ -78,21 +56,14 @@ func isMCPPath(r *http.Request) bool {
 	return p == mcpexpose.URLPath || strings.HasPrefix(p, mcpexpose.URLPath+"/")
 }
 
-// corsOrigins returns cors.allowed_origins (nil without a cors block).
-func corsOrigins(c *config.CORSConfig) []string {
-	if c == nil {
-		return nil
-	}
-	return c.AllowedOrigins
-}
-
 // ListedTools returns the tools an unrestricted MCP tools/list of the
 // instance lists, sorted by name: the server's Tools hook's answer
 // (framework.ToolsProvider: the typed tools it keeps and the tools it mints,
 // such as a dispatcher's catch-all tools), or every typed tool without a
 // hook, narrowed by mcp.tools. With expose_tools_over_mcp on it is the MCP
 // door's own list; with it off, the list the door would show if it were
-// on, as gymkit tools shows it (the door's startup checks not applied).
+// on, as gymkit tools shows it (the door's startup checks not applied; nil
+// when the Tools hook panicked).
 func (in *Instance) ListedTools() []framework.Tool {
 	if in.mcpTools != nil {
 		return in.mcpTools()
@@ -100,9 +71,9 @@ func (in *Instance) ListedTools() []framework.Tool {
 	if in.App == nil {
 		return nil
 	}
-	tools := in.App.Tools()
-	if tp, ok := in.App.Server().(framework.ToolsProvider); ok {
-		tools = slices.Clone(exposedTools(tp, in.App))
+	tools, err := in.App.ExposedTools()
+	if err != nil {
+		return nil // a panicking Tools hook (the door, when on, failed the startup with it)
 	}
 	if allow := in.Config.MCP.Tools; allow != nil {
 		tools = slices.DeleteFunc(tools, func(t framework.Tool) bool { return !slices.Contains(allow, t.Name) })

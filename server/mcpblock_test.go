@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 )
 
 // TestMCPBlockReachesTheDoor: the instance's mcp block (config.MCPConfig)
@@ -12,10 +13,10 @@ import (
 // server_info is the initialize answer.
 func TestMCPBlockReachesTheDoor(t *testing.T) {
 	t.Parallel()
-	cfg := config.Instance{SessionSecrets: config.Secrets{newSecret}, MCP: config.MCPConfig{
+	cfg := configtest.Over(config.Instance{SessionSecrets: config.Secrets{newSecret}, MCP: config.MCPConfig{
 		Tools:      []string{"incr"},
 		ServerInfo: config.MCPServerInfo{Name: "sessions", Version: "9.9", Instructions: "Count."},
-	}}
+	}})
 	_, ts := startSess(t, cfg, nil)
 	rpc := func(body string) string {
 		t.Helper()

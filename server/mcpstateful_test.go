@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 )
 
 // mcp.stateful through the instance the host builds, behind auth.api_keys:
@@ -22,9 +23,9 @@ func TestMCPStatefulSessionBoundToPrincipal(t *testing.T) {
 	if err := os.WriteFile(file, []byte(keyLine("alice", "alice-key-1")+"\n"+keyLine("bob", "bob-key-1")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ts, _ := startAuth(t, &authEnv{}, config.Instance{
+	ts, _ := startAuth(t, &authEnv{}, configtest.Over(config.Instance{
 		Auth: &config.AuthConfig{APIKeys: &config.APIKeysConfig{File: file}},
-		MCP:  config.MCPConfig{Stateful: true, MaxSessionsPerPrincipal: 5}})
+		MCP:  config.MCPConfig{Stateful: true, MaxSessionsPerPrincipal: 5}}))
 
 	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/session"
 )
 
@@ -84,9 +85,6 @@ type toolSeries struct {
 // and process collectors and gymkit's metrics (docs/operations.md).
 func newInstanceMetrics(name, serverType string, cfg config.MetricsConfig, draining func() bool) *instanceMetrics {
 	m := &instanceMetrics{reg: prometheus.NewRegistry(), path: cfg.Path}
-	if m.path == "" {
-		m.path = config.DefaultMetricsPath
-	}
 	m.toolCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "gymkit_tool_calls_total",
 		Help: "Tool calls that reached the tool's interceptors, by tool and door (http: POST /<tool>, mcp: tools/call), whatever their outcome.",
@@ -148,16 +146,19 @@ func newInstanceMetrics(name, serverType string, cfg config.MetricsConfig, drain
 
 // setTools fixes the label values: the registered tools (app's typed tools
 // and the names the server's Tools hook exposes) and the HTTP routes. It
-// fails when a tool's path is the metrics path.
-func (m *instanceMetrics) setTools(app *framework.App, mcp bool) error {
+// fails when a tool's path is the metrics path, and when the Tools hook
+// panicked.
+func (m *instanceMetrics) setTools(app *host.App, mcp bool) error {
 	names := map[string]bool{}
 	for _, t := range app.Tools() {
 		names[t.Name] = true
 	}
-	if tp, ok := app.Server().(framework.ToolsProvider); ok {
-		for _, t := range exposedTools(tp, app) {
-			names[t.Name] = true
-		}
+	exposed, err := app.ExposedTools()
+	if err != nil {
+		return err
+	}
+	for _, t := range exposed {
+		names[t.Name] = true
 	}
 	m.tools = map[string]*toolSeries{}
 	m.routes = map[string]string{"/": "/", "/seed_session": "/seed_session", "/verify": "/verify",
@@ -175,17 +176,6 @@ func (m *instanceMetrics) setTools(app *framework.App, mcp bool) error {
 		m.other = m.series(UnregisteredTool, mcp) // ...or at once for a dispatcher, which takes any name
 	}
 	return nil
-}
-
-// exposedTools calls the server's Tools hook, a panic being no tools (the
-// MCP door reports it when it attaches).
-func exposedTools(tp framework.ToolsProvider, app *framework.App) (ts []framework.Tool) {
-	defer func() {
-		if recover() != nil {
-			ts = nil
-		}
-	}()
-	return tp.Tools(app.Tools(), app.CatchAll())
 }
 
 // series resolves the series of one tool label. Those of the MCP door are
@@ -244,11 +234,11 @@ func errorClass(status int) string {
 	return "5xx"
 }
 
-// interceptor is the host interceptor (framework.Options.Interceptors)
+// interceptor is the host interceptor (host.Options.Interceptors)
 // that feeds every tool call into the metrics: it runs outside the
 // environment's interceptors on both doors, so their refusals count, and
 // records the tool's name as the call carries it, the door, the status the
-// door answers (framework.StatusCode) and the duration through the
+// door answers (host.StatusCode) and the duration through the
 // environment's interceptors and the tool.
 func (m *instanceMetrics) interceptor() framework.Interceptor {
 	return func(next framework.Invoker) framework.Invoker {
@@ -257,7 +247,7 @@ func (m *instanceMetrics) interceptor() framework.Interceptor {
 			res, err := next(ctx, c)
 			status := http.StatusOK
 			if err != nil {
-				status = framework.StatusCode(err, c.Door)
+				status = host.StatusCode(err, c.Door)
 			}
 			m.observeCall(c.Tool, c.Door, status, time.Since(start))
 			return res, err

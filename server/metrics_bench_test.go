@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/server"
 )
 
@@ -25,10 +26,9 @@ func BenchmarkMetricsOverhead(b *testing.B) {
 		b.Run(door, func(b *testing.B) {
 			var calls [2]func()
 			for i, on := range []bool{false, true} {
-				cfg := config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: true, SessionSecrets: config.Secrets{newSecret},
-					Metrics: config.MetricsConfig{Enabled: on}}
-				inst, err := server.NewInstance(context.Background(), &meteredEnv{}, server.InstanceOptions{
-					Name: "bench", ServerType: "bench", Config: cfg, Logger: quietLog()})
+				cfg := configtest.Over(config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: true, SessionSecrets: config.Secrets{newSecret},
+					Metrics: config.MetricsConfig{Enabled: on}})
+				inst, err := server.NewInstance(context.Background(), &meteredEnv{}, configtest.Named(cfg, "bench", "bench"), server.InstanceOptions{Logger: quietLog()})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
 	mathcalc "github.com/gymkit/gymkit/servers/math_advanced_calculations"
@@ -75,14 +76,13 @@ func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, n
 // and argument repair), changed by edit.
 func startMetered(t *testing.T, srv framework.Server, edit func(*config.Instance)) (*server.Instance, *httptest.Server) {
 	t.Helper()
-	cfg := config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: true, SessionSecrets: config.Secrets{newSecret},
+	cfg := configtest.Over(config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: true, SessionSecrets: config.Secrets{newSecret},
 		ToolTimeout: 300 * time.Millisecond, Metrics: config.MetricsConfig{Enabled: true},
-		MCP: config.MCPConfig{CoerceJSONStrings: true}}
+		MCP: config.MCPConfig{CoerceJSONStrings: true}})
 	if edit != nil {
 		edit(&cfg)
 	}
-	inst, err := server.NewInstance(context.Background(), srv, server.InstanceOptions{
-		Name: "metered", ServerType: "metered", Config: cfg, Logger: quietLog()})
+	inst, err := server.NewInstance(context.Background(), srv, configtest.Named(cfg, "metered", "metered"), server.InstanceOptions{Logger: quietLog()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,9 +424,8 @@ func (metricsTool) Routes(r *framework.Router) {
 // it while metrics.path is /metrics, and works beside another path.
 func TestMetricsPathCollision(t *testing.T) {
 	t.Parallel()
-	cfg := config.Instance{Host: "127.0.0.1", Metrics: config.MetricsConfig{Enabled: true}}
-	_, err := server.NewInstance(context.Background(), metricsTool{}, server.InstanceOptions{
-		Name: "m", ServerType: "m", Config: cfg, Logger: quietLog()})
+	cfg := configtest.Over(config.Instance{Host: "127.0.0.1", Metrics: config.MetricsConfig{Enabled: true}})
+	_, err := server.NewInstance(context.Background(), metricsTool{}, configtest.Named(cfg, "m", "m"), server.InstanceOptions{Logger: quietLog()})
 	if err == nil || !strings.Contains(err.Error(), `metrics.path "/metrics" is the path of the tool "metrics"`) {
 		t.Fatalf("NewInstance: %v, want the collision named", err)
 	}

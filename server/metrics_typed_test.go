@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
 	"github.com/gymkit/gymkit/session"
@@ -76,9 +77,7 @@ func TestMeteredStoreKeepsTypedPath(t *testing.T) {
 			} else {
 				sm := session.MustNewManager(session.Options{CookieName: server.CookieName("metered", "metered"),
 					Secrets: [][]byte{[]byte(newSecret)}, State: tc.store})
-				inst, err := server.NewInstance(context.Background(), &typedProbe{}, server.InstanceOptions{
-					Name: "metered", ServerType: "metered", Sessions: sm, Logger: quietLog(),
-					Config: config.Instance{Host: "127.0.0.1", SessionSecrets: config.Secrets{newSecret}}})
+				inst, err := server.NewInstance(context.Background(), &typedProbe{}, configtest.Over(config.Instance{Name: "metered", ServerType: "metered", Host: "127.0.0.1", SessionSecrets: config.Secrets{newSecret}}), server.InstanceOptions{Sessions: sm, Logger: quietLog()})
 				if err != nil {
 					t.Fatal(err)
 				}

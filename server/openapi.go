@@ -183,7 +183,7 @@ type pathItem struct {
 // valid, unambiguous component name, else "<tool>_Request" /
 // "<tool>_Response". The seed and verify bodies (components
 // SeedSessionRequest, VerifyRequest, VerifyResponse) are the environment's
-// own types (framework.App.SeedSessionSchema and VerifySchemas: their
+// own types (host.App.SeedSessionSchema and VerifySchemas: their
 // fields in order, titled with the Go type's name) with NeMo's base models
 // merged in: the base's description of responses_create_params, response
 // and reward replaces the generated one, its "required" comes first, and
@@ -209,7 +209,7 @@ func OpenAPI(inst *Instance) ([]byte, error) {
 		ref("VerifyRequest"), ref("VerifyResponse"), withValidation)
 	d.add("/aggregate_metrics", "post", "Aggregate Metrics", "Compute aggregate metrics from verify responses.",
 		ref("AggregateMetricsRequest"), ref("AggregateMetrics"), withValidation)
-	if !inst.Config.NoCloseSession {
+	if inst.Config.CloseSession {
 		d.add("/close_session", "post", "Close Session", "End the rollout: free its session state.", nil, json.RawMessage(`{}`), noValidation)
 	}
 	app := inst.App
@@ -219,15 +219,17 @@ func OpenAPI(inst *Instance) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if ca := app.CatchAll(); ca != nil {
+	if app.CatchAll() != nil {
 		// The dispatcher tools a Tools hook mints are routes of their own
 		// name; the rest of /{tool} is the dispatcher's.
-		if tp, ok := app.Server().(framework.ToolsProvider); ok {
-			for _, t := range tp.Tools(typed, ca) {
-				if t.IsCatchAll() {
-					if err := d.addTool(t); err != nil {
-						return nil, err
-					}
+		exposed, err := app.ExposedTools()
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range exposed {
+			if t.IsCatchAll() {
+				if err := d.addTool(t); err != nil {
+					return nil, err
 				}
 			}
 		}

@@ -361,10 +361,10 @@ func TestOpenAPIDisabled(t *testing.T) {
 		t.Fatal(err)
 	}
 	ci, _ := cfg.Instance("off")
-	if !ci.NoOpenAPI {
+	if ci.OpenAPI {
 		t.Fatal("openapi: false not read")
 	}
-	inst, err := server.NewInstance(context.Background(), new(docsTool), server.InstanceOptions{Config: ci})
+	inst, err := server.NewInstance(context.Background(), new(docsTool), ci, server.InstanceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

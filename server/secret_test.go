@@ -12,6 +12,7 @@ import (
 	"github.com/alexedwards/scs/v2/memstore"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
 	"github.com/gymkit/gymkit/server/servertest"
@@ -51,8 +52,7 @@ const (
 func startSess(t testing.TB, cfg config.Instance, log *slog.Logger) (*server.Instance, *httptest.Server) {
 	t.Helper()
 	cfg.Host, cfg.ExposeToolsOverMCP = "127.0.0.1", true
-	inst, err := server.NewInstance(context.Background(), &sessEnv{}, server.InstanceOptions{
-		Name: "sess", ServerType: "sess", Config: cfg, Logger: log})
+	inst, err := server.NewInstance(context.Background(), &sessEnv{}, configtest.Named(cfg, "sess", "sess"), server.InstanceOptions{Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,14 +108,14 @@ func mcpTool(t testing.TB, ts *httptest.Server, token, name string) (out sessOut
 func TestCookielessTrafficStoresNothing(t *testing.T) {
 	t.Parallel()
 	for _, viaSCS := range []bool{false, true} {
-		cfg := config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: true, SessionSecrets: config.Secrets{newSecret}}
-		opts := server.InstanceOptions{Name: "sess", ServerType: "sess", Config: cfg}
+		cfg := configtest.Over(config.Instance{Name: "sess", ServerType: "sess", Host: "127.0.0.1", ExposeToolsOverMCP: true, SessionSecrets: config.Secrets{newSecret}})
+		var opts server.InstanceOptions
 		store := memstore.NewWithCleanupInterval(0)
 		if viaSCS { // the state in an scs store: count its entries
 			opts.Sessions = session.MustNewManager(session.Options{CookieName: server.CookieName("sess", "sess"),
 				Secrets: [][]byte{[]byte(newSecret)}, Store: store})
 		}
-		inst, err := server.NewInstance(context.Background(), &sessEnv{}, opts)
+		inst, err := server.NewInstance(context.Background(), &sessEnv{}, cfg, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +161,7 @@ func TestCookielessTrafficStoresNothing(t *testing.T) {
 // BenchmarkCookielessMCP: cookieless MCP calls with a token, as NeMo's MCP
 // agents send them; reports the sessions stored per call (0).
 func BenchmarkCookielessMCP(b *testing.B) {
-	inst, ts := startSess(b, config.Instance{SessionSecrets: config.Secrets{newSecret}}, nil)
+	inst, ts := startSess(b, configtest.Over(config.Instance{SessionSecrets: config.Secrets{newSecret}}), nil)
 	state := inst.Sessions.State().(*session.MemoryStore)
 	_, token := seedToken(b, ts)
 	b.ResetTimer()
@@ -179,8 +179,7 @@ func TestWeakSecretRefused(t *testing.T) {
 	t.Parallel()
 	for _, weak := range []string{"x", "changeme", "                                        ", strings.Repeat("ab", 20)} {
 		for _, list := range [][]string{{weak}, {newSecret, weak}} {
-			_, err := server.NewInstance(context.Background(), &sessEnv{}, server.InstanceOptions{Name: "sess", ServerType: "sess",
-				Config: config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: true, SessionSecrets: list}})
+			_, err := server.NewInstance(context.Background(), &sessEnv{}, configtest.Over(config.Instance{Name: "sess", ServerType: "sess", Host: "127.0.0.1", ExposeToolsOverMCP: true, SessionSecrets: list}), server.InstanceOptions{})
 			if err == nil {
 				t.Fatalf("secret list of %d with %q: the instance started", len(list), weak)
 			}
@@ -196,7 +195,7 @@ func TestWeakSecretRefused(t *testing.T) {
 	}
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	_, ts := startSess(t, config.Instance{SessionSecrets: config.Secrets{"changeme"}, AllowWeakSecret: true}, log)
+	_, ts := startSess(t, configtest.Over(config.Instance{SessionSecrets: config.Secrets{"changeme"}, AllowWeakSecret: true}), log)
 	if !strings.Contains(logs.String(), "allow_weak_secret") || strings.Contains(logs.String(), "changeme") {
 		t.Errorf("logs %q: want a warning naming allow_weak_secret, without the secret", logs.String())
 	}
@@ -211,9 +210,9 @@ func TestWeakSecretRefused(t *testing.T) {
 // with the new one.
 func TestSecretRotationBothDoors(t *testing.T) {
 	t.Parallel()
-	_, oldTS := startSess(t, config.Instance{SessionSecrets: config.Secrets{oldSecret}}, nil)
-	_, rotTS := startSess(t, config.Instance{SessionSecrets: config.Secrets{newSecret, oldSecret}}, nil)
-	_, newTS := startSess(t, config.Instance{SessionSecrets: config.Secrets{newSecret}}, nil)
+	_, oldTS := startSess(t, configtest.Over(config.Instance{SessionSecrets: config.Secrets{oldSecret}}), nil)
+	_, rotTS := startSess(t, configtest.Over(config.Instance{SessionSecrets: config.Secrets{newSecret, oldSecret}}), nil)
+	_, newTS := startSess(t, configtest.Over(config.Instance{SessionSecrets: config.Secrets{newSecret}}), nil)
 	cookie, token := seedToken(t, oldTS)
 	first, _ := httpCall(t, oldTS, "/whoami", cookie)
 
@@ -242,7 +241,7 @@ func TestSecretRotationBothDoors(t *testing.T) {
 func TestTokenSpellingsOverMCP(t *testing.T) {
 	t.Parallel()
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-	_, ts := startSess(t, config.Instance{SessionSecrets: config.Secrets{newSecret}}, nil)
+	_, ts := startSess(t, configtest.Over(config.Instance{SessionSecrets: config.Secrets{newSecret}}), nil)
 	_, token := seedToken(t, ts)
 	if _, text, ok := mcpTool(t, ts, token, "whoami"); !ok {
 		t.Fatalf("the token itself: %s", text)
@@ -260,8 +259,8 @@ func TestTokenSpellingsOverMCP(t *testing.T) {
 // value not signed by the instance, starts a new session.
 func TestForgedCookieOverHTTP(t *testing.T) {
 	t.Parallel()
-	_, ts := startSess(t, config.Instance{SessionSecrets: config.Secrets{newSecret}}, nil)
-	_, other := startSess(t, config.Instance{SessionSecrets: config.Secrets{oldSecret}}, nil)
+	_, ts := startSess(t, configtest.Over(config.Instance{SessionSecrets: config.Secrets{newSecret}}), nil)
+	_, other := startSess(t, configtest.Over(config.Instance{SessionSecrets: config.Secrets{oldSecret}}), nil)
 	cookie, _ := seedToken(t, ts)
 	mine, _ := httpCall(t, ts, "/incr", cookie)
 	foreign, _ := seedToken(t, other)

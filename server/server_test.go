@@ -19,7 +19,9 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/internal/testkit/syncbuf"
 	"github.com/gymkit/gymkit/server"
 )
@@ -118,30 +120,36 @@ func post(t *testing.T, client *http.Client, url, body string) (*http.Response, 
 	return resp, string(b)
 }
 
+// NewInstance serves with the configuration as given: config.Defaults()'s
+// values, or the configuration's own; one without its defaults (a zero
+// limit) is refused, not defaulted again.
 func TestNewInstanceDefaultsFromConfig(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tests := []struct {
 		name string
-		opts server.InstanceOptions
+		cfg  config.Instance
 		want int64
 	}{
-		{"default", server.InstanceOptions{Name: "a", ServerType: gatedType}, config.DefaultMaxBodyBytes},
-		{"from config", server.InstanceOptions{Config: config.Instance{Name: "a", ServerType: gatedType, MaxBodyBytes: 100}}, 100},
-		{"option wins", server.InstanceOptions{MaxBodyBytes: 10, Config: config.Instance{Name: "a", ServerType: gatedType, MaxBodyBytes: 100}}, 10},
+		{"default", configtest.Named(config.Defaults(), "a", gatedType), config.DefaultMaxBodyBytes},
+		{"from config", configtest.Over(config.Instance{Name: "a", ServerType: gatedType, MaxBodyBytes: 100}), 100},
 	}
 	for _, tt := range tests {
-		in, err := server.NewInstance(ctx, new(gated), tt.opts)
+		in, err := server.NewInstance(ctx, new(gated), tt.cfg, server.InstanceOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		if in.Name != "a" || in.ServerType != gatedType || in.MaxBodyBytes != tt.want || in.Sessions.CookieName() != gatedType+"___a" {
+		if in.Name != "a" || in.ServerType != gatedType || in.Config.MaxBodyBytes != tt.want || in.Sessions.CookieName() != gatedType+"___a" {
 			t.Errorf("%s: instance %q %q limit %d cookie %q, want a %s %d %s___a",
-				tt.name, in.Name, in.ServerType, in.MaxBodyBytes, in.Sessions.CookieName(), gatedType, tt.want, gatedType)
+				tt.name, in.Name, in.ServerType, in.Config.MaxBodyBytes, in.Sessions.CookieName(), gatedType, tt.want, gatedType)
 		}
 	}
-	if _, err := server.NewInstance(ctx, new(gated), server.InstanceOptions{Name: "a"}); err == nil {
+	if _, err := server.NewInstance(ctx, new(gated), configtest.Named(config.Defaults(), "a", ""), server.InstanceOptions{}); err == nil {
 		t.Error("NewInstance without a server type: no error")
+	}
+	bare := config.Instance{Name: "a", ServerType: gatedType} // not from config.Load nor config.Defaults()
+	if _, err := server.NewInstance(ctx, new(gated), bare, server.InstanceOptions{}); err == nil || !strings.Contains(err.Error(), "max_body_bytes is not positive") {
+		t.Errorf("NewInstance with a zero max_body_bytes: %v, want it refused", err)
 	}
 }
 
@@ -153,7 +161,7 @@ func TestExtension(t *testing.T) {
 	var configured, mounted *server.Instance
 	ext := server.Extension{
 		Name: "door",
-		Configure: func(inst *server.Instance, fo *framework.Options) error {
+		Configure: func(inst *server.Instance, fo *host.Options) error {
 			configured = inst
 			if inst.App != nil || fo.Name != "ext" {
 				t.Errorf("Configure: App %v, framework options name %q; want nil and ext", inst.App, fo.Name)
@@ -179,9 +187,7 @@ func TestExtension(t *testing.T) {
 			return mux, nil
 		},
 	}
-	in, err := server.NewInstance(context.Background(), new(gated), server.InstanceOptions{
-		Name: "ext", ServerType: gatedType, MaxBodyBytes: 8, Extensions: []server.Extension{ext},
-	})
+	in, err := server.NewInstance(context.Background(), new(gated), configtest.Over(config.Instance{Name: "ext", ServerType: gatedType, MaxBodyBytes: 8}), server.InstanceOptions{Extensions: []server.Extension{ext}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,12 +212,10 @@ func TestExtension(t *testing.T) {
 	}
 
 	for _, bad := range []server.Extension{
-		{Name: "closed", Configure: func(*server.Instance, *framework.Options) error { return errors.New("no door today") }},
+		{Name: "closed", Configure: func(*server.Instance, *host.Options) error { return errors.New("no door today") }},
 		{Name: "closed", Mount: func(*server.Instance, http.Handler) (http.Handler, error) { return nil, errors.New("no door today") }},
 	} {
-		_, err = server.NewInstance(context.Background(), new(gated), server.InstanceOptions{
-			Name: "ext", ServerType: gatedType, Extensions: []server.Extension{bad},
-		})
+		_, err = server.NewInstance(context.Background(), new(gated), configtest.Named(config.Defaults(), "ext", gatedType), server.InstanceOptions{Extensions: []server.Extension{bad}})
 		if want := `instance "ext" (server type "` + gatedType + `"): extension "closed": no door today`; err == nil || err.Error() != want {
 			t.Errorf("NewInstance with a failing extension: %v, want %s", err, want)
 		}

@@ -20,9 +20,9 @@ import (
 // logged, not fatal: calls fail with session.ErrStoreUnavailable until it
 // answers. A store whose maxmemory-policy is not noeviction is logged at
 // Warn (its evictions lose rollouts).
-func stateStore(ctx context.Context, cfg config.Instance, name string, log *slog.Logger) (session.StateStore, func() error, error) {
+func stateStore(ctx context.Context, cfg config.Instance, log *slog.Logger) (session.StateStore, func() error, error) {
 	sc := cfg.Session
-	if sc.Store == "" || sc.Store == config.SessionStoreMemory {
+	if sc.Store == config.SessionStoreMemory {
 		return nil, nil, nil
 	}
 	if sc.Store != config.SessionStoreRedis {
@@ -31,17 +31,7 @@ func stateStore(ctx context.Context, cfg config.Instance, name string, log *slog
 	if len(cfg.SessionSecrets) == 0 {
 		return nil, nil, errors.New("session.store: redis needs session_secret set (the same on every replica): with a random per-process secret the other replicas would refuse every rollout's cookie and MCP token")
 	}
-	prefix := sc.Prefix
-	if prefix == "" {
-		prefix = "gymkit:" + name + ":"
-	}
-	idle, lifetime := cfg.SessionIdleTimeout, cfg.SessionLifetime
-	if idle <= 0 {
-		idle = config.DefaultSessionIdleTimeout
-	}
-	if lifetime <= 0 {
-		lifetime = config.DefaultSessionLifetime
-	}
+	prefix, idle, lifetime := sc.Prefix, cfg.SessionIdleTimeout, cfg.SessionLifetime
 	st, err := redisstore.New(redisstore.Options{URL: sc.URL, Prefix: prefix,
 		IdleTimeout: min(idle, lifetime), Lifetime: lifetime,
 		DialTimeout: sc.DialTimeout, ReadTimeout: sc.ReadTimeout, PoolSize: sc.PoolSize})

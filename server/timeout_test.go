@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
 	"github.com/gymkit/gymkit/server/servertest"
@@ -116,7 +117,7 @@ func (s *timed) Routes(r *framework.Router) {
 func serveTimed(t *testing.T, srv *timed, cfg config.Instance, ln net.Listener) *httptest.Server {
 	t.Helper()
 	cfg.Host, cfg.ExposeToolsOverMCP, cfg.SessionSecrets = "127.0.0.1", true, config.Secrets{newSecret}
-	in, err := server.NewInstance(context.Background(), srv, server.InstanceOptions{Name: "timed", ServerType: "timed", Config: cfg})
+	in, err := server.NewInstance(context.Background(), srv, configtest.Named(cfg, "timed", "timed"), server.InstanceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestBodyReadDeadline(t *testing.T) {
 	t.Parallel()
 	const timeout = 500 * time.Millisecond
 	srv := newTimed()
-	ts := serveTimed(t, srv, config.Instance{BodyReadTimeout: timeout}, nil)
+	ts := serveTimed(t, srv, configtest.Over(config.Instance{BodyReadTimeout: timeout}), nil)
 	addr := ts.Listener.Addr().String()
 
 	for _, path := range []string{"/echo", "/mcp"} {
@@ -279,7 +280,7 @@ func TestStalledBodiesDoNotStarve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := serveTimed(t, newTimed(), config.Instance{BodyReadTimeout: timeout},
+	ts := serveTimed(t, newTimed(), configtest.Over(config.Instance{BodyReadTimeout: timeout}),
 		&limitListener{Listener: ln, sem: make(chan struct{}, 200)})
 	addr := ln.Addr().String()
 
@@ -339,7 +340,7 @@ func TestTooLargeIsReadable(t *testing.T) {
 	// write fail with a broken pipe, and Python's http.client then raises
 	// instead of reading the answer).
 	const limit = 8 << 20
-	ts := serveTimed(t, newTimed(), config.Instance{MaxBodyBytes: limit}, nil)
+	ts := serveTimed(t, newTimed(), configtest.Over(config.Instance{MaxBodyBytes: limit}), nil)
 	addr := ts.Listener.Addr().String()
 	big := `{"text":"` + strings.Repeat("x", 15<<20) + `"}`
 
@@ -481,8 +482,8 @@ func TestToolTimeout(t *testing.T) {
 	const limit = 2 * time.Second
 	const sleepLimit = 300 * time.Millisecond
 	srv := newTimed()
-	ts := serveTimed(t, srv, config.Instance{ToolTimeout: limit,
-		ToolTimeouts: map[string]time.Duration{"echo": 0, "sleep": sleepLimit}}, nil)
+	ts := serveTimed(t, srv, configtest.Over(config.Instance{ToolTimeout: limit,
+		ToolTimeouts: map[string]time.Duration{"echo": 0, "sleep": sleepLimit}}), nil)
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar}
 	cookie, token := seedToken(t, ts)
@@ -564,8 +565,7 @@ func TestToolTimeout(t *testing.T) {
 	}
 
 	// A per-tool limit for a tool that does not exist refuses the build.
-	_, err = server.NewInstance(context.Background(), newTimed(), server.InstanceOptions{Name: "x", ServerType: "x",
-		Config: config.Instance{ToolTimeouts: map[string]time.Duration{"no_such_tool": time.Second}}})
+	_, err = server.NewInstance(context.Background(), newTimed(), configtest.Over(config.Instance{Name: "x", ServerType: "x", ToolTimeouts: map[string]time.Duration{"no_such_tool": time.Second}}), server.InstanceOptions{})
 	if err == nil || !strings.Contains(err.Error(), `tool_timeouts: no tool named no_such_tool`) {
 		t.Errorf("unknown tool in tool_timeouts: %v", err)
 	}

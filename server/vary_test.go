@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
 )
@@ -57,11 +58,8 @@ func TestVaryCookie(t *testing.T) {
 	t.Parallel()
 	const origin = "https://inspector.example.com"
 	start := func(cors *config.CORSConfig) *httptest.Server {
-		inst, err := server.NewInstance(context.Background(), &varyEnv{}, server.InstanceOptions{
-			Name: "vary", ServerType: "vary", Logger: slog.New(slog.DiscardHandler),
-			Config: config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: true, MaxBodyBytes: 4096,
-				SessionSecrets: config.Secrets{"vary-test-secret-0123456789abcdef0123"}, CORS: cors},
-		})
+		inst, err := server.NewInstance(context.Background(), &varyEnv{}, configtest.Over(config.Instance{Name: "vary", ServerType: "vary", Host: "127.0.0.1", ExposeToolsOverMCP: true, MaxBodyBytes: 4096,
+			SessionSecrets: config.Secrets{"vary-test-secret-0123456789abcdef0123"}, CORS: cors}), server.InstanceOptions{Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}

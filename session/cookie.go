@@ -201,7 +201,7 @@ func (m *Manager) verifyCookieFresh(v string, now time.Time) (id string, started
 		return "", time.Time{}, false, false
 	}
 	id = idString(raw[1:cookieStarted])
-	if !validID(id) {
+	if !ValidID(id) {
 		return "", time.Time{}, false, false
 	}
 	return id, started, key == 0 && idle >= 0 && idle <= m.idle/100, true

@@ -307,7 +307,7 @@ func FuzzCookie(f *testing.F) {
 		if !ok {
 			return
 		}
-		if !validID(id) {
+		if !ValidID(id) {
 			t.Fatalf("verified a non-id %q", id)
 		}
 		if v != good && m.signCookie(id, now, now) != v {

@@ -21,10 +21,11 @@ func NewID() string {
 	return uuid.NewString()
 }
 
-// validID reports whether s is a session id as [NewID] makes it: 36
+// ValidID reports whether s is a session id as [NewID] makes it: 36
 // characters, lower-case hex, hyphens at 8, 13, 18 and 23, version 4 and the
-// RFC 4122 variant.
-func validID(s string) bool {
+// RFC 4122 variant. They are the only ids [WithID] and the session cookie
+// accept; the MCP door checks the session id of a token with it.
+func ValidID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}
@@ -93,7 +94,7 @@ func WithID(ctx context.Context, m *Manager, id string) context.Context {
 	if m == nil {
 		panic("session: WithID with a nil *Manager")
 	}
-	if !validID(id) {
+	if !ValidID(id) {
 		panic("session: WithID with an invalid session id " + quote(id))
 	}
 	return context.WithValue(ctx, ctxKey{}, &scope{id: id, m: m})

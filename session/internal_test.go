@@ -52,7 +52,7 @@ func TestDefaults(t *testing.T) {
 func TestValidID(t *testing.T) {
 	t.Parallel()
 	for range 1000 {
-		if id := NewID(); !validID(id) {
+		if id := NewID(); !ValidID(id) {
 			t.Fatalf("NewID() = %q is not valid", id)
 		}
 	}
@@ -66,8 +66,8 @@ func TestValidID(t *testing.T) {
 		"0b5d5c5e8a4e-4c43-9c2b-6d0f3f0a9e51-",  // hyphens
 		"0b5d5c5g-8a4e-4c43-9c2b-6d0f3f0a9e51",  // not hex
 	} {
-		if validID(bad) {
-			t.Errorf("validID(%q) = true", bad)
+		if ValidID(bad) {
+			t.Errorf("ValidID(%q) = true", bad)
 		}
 	}
 }

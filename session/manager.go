@@ -407,7 +407,7 @@ type responseWriter struct {
 // answers an unhandled exception (NeMo's exception middleware, in
 // nemo_gym/server_utils.py, sits outside Starlette's SessionMiddleware and
 // answers the exceptions that pass through it): the gymkit framework calls
-// it before writing such a 500 (framework.SessionCookieOmitter). Any
+// it before writing such a 500 (host.SessionCookieOmitter). Any
 // Set-Cookie of the session's name is removed when the headers are sent,
 // and so is the "Vary: Cookie" the middleware added (Starlette adds it
 // where it adds the cookie, so NeMo's unhandled-exception 500 carries

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/server"
 	weather "github.com/gymkit/gymkit/servers/example_mcp_weather"
 	"github.com/gymkit/gymkit/session"
@@ -26,10 +27,7 @@ func weatherInstance(tb testing.TB, store session.StateStore) *server.Instance {
 	name := weather.Name
 	sm := session.MustNewManager(session.Options{CookieName: server.CookieName(name, name), State: store,
 		Secrets: [][]byte{[]byte("loadbench-secret-0123456789abcdef0123")}})
-	inst, err := server.NewInstance(context.Background(), new(weather.Weather), server.InstanceOptions{
-		Name: name, ServerType: name, Sessions: sm,
-		Config: config.Instance{Host: "127.0.0.1", SessionSecrets: config.Secrets{"loadbench-secret-0123456789abcdef0123"}},
-	})
+	inst, err := server.NewInstance(context.Background(), new(weather.Weather), configtest.Over(config.Instance{Name: name, ServerType: name, Host: "127.0.0.1", SessionSecrets: config.Secrets{"loadbench-secret-0123456789abcdef0123"}}), server.InstanceOptions{Sessions: sm})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -42,11 +40,8 @@ func weatherInstance(tb testing.TB, store session.StateStore) *server.Instance {
 func meteredWeatherInstance(tb testing.TB) *server.Instance {
 	tb.Helper()
 	name := weather.Name
-	inst, err := server.NewInstance(context.Background(), new(weather.Weather), server.InstanceOptions{
-		Name: name, ServerType: name,
-		Config: config.Instance{Host: "127.0.0.1", SessionSecrets: config.Secrets{"loadbench-secret-0123456789abcdef0123"},
-			Metrics: config.MetricsConfig{Enabled: true}},
-	})
+	inst, err := server.NewInstance(context.Background(), new(weather.Weather), configtest.Over(config.Instance{Name: name, ServerType: name, Host: "127.0.0.1", SessionSecrets: config.Secrets{"loadbench-secret-0123456789abcdef0123"},
+		Metrics: config.MetricsConfig{Enabled: true}}), server.InstanceOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}

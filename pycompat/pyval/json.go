@@ -171,8 +171,8 @@ func FloatValue(f float64) framework.Value {
 }
 
 // Loads returns json.loads(data): the object the JSON text stands for, as
-// FromValue builds it. The errors are framework.ParseJSON's (a
-// *framework.JSONSyntaxError with CPython's message and position, invalid
+// FromValue builds it. The errors are framework.ParseJSON's (a syntax
+// error with CPython's message and position, invalid
 // UTF-8, nesting deeper than 1000, an integer of more than 4300 digits).
 func Loads[T ~string | ~[]byte](data T) (any, error) {
 	v, err := framework.ParseJSON([]byte(data))

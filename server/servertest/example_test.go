@@ -20,11 +20,11 @@ import (
 // An external Go client: seed a rollout over HTTP, then call its tools with
 // the official go-sdk MCP client, the session token sent by TokenTransport.
 func ExampleTokenTransport() {
-	inst, err := server.NewInstance(context.Background(), new(examplemcpweather.Weather), server.InstanceOptions{
-		Name: "example_mcp_weather", ServerType: examplemcpweather.Name,
-		Config: config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: true,
-			SessionSecrets: config.Secrets{"example-secret-0123456789abcdef0123456789"}},
-	})
+	cfg := config.Defaults()
+	cfg.Name, cfg.ServerType = "example_mcp_weather", examplemcpweather.Name
+	cfg.ExposeToolsOverMCP = true
+	cfg.SessionSecrets = config.Secrets{"example-secret-0123456789abcdef0123456789"}
+	inst, err := server.NewInstance(context.Background(), new(examplemcpweather.Weather), cfg, server.InstanceOptions{})
 	if err != nil {
 		panic(err)
 	}

@@ -44,23 +44,27 @@ type Options struct {
 	// ServerType is the registered type name used for the cookie; "" means
 	// "test".
 	ServerType string
-	// MaxBodyBytes as in server.InstanceOptions.
-	MaxBodyBytes int64
 	// MCP serves the tools over MCP at /mcp too, as expose_tools_over_mcp:
 	// true does (the seed answer then carries the "mcp" key and token).
 	MCP bool
-	// Config is YAML for the server's own keys (the lines that would sit
-	// under resources_servers.<type> in an instance config, e.g.
-	// "max_guesses: 3"). It is decoded strictly into the server value with
-	// the config package, exactly as gymkit serve does; a problem fails the
-	// test, located as "servertest.Options.Config:<line>" (its line plus 4).
-	// A relative config.Path value resolves against the process's working
-	// directory, which under go test is the package's folder: for an
-	// environment, servers/<type>/, the folder its
+	// Config is YAML for the instance's server block: the lines that would
+	// sit under resources_servers.<type> in an instance config, the
+	// server's own keys ("max_guesses: 3") and the framework's alike
+	// ("max_body_bytes: 4096", "mcp: {stateful: true}"). New loads it with
+	// the config package exactly as gymkit serve loads a file: the
+	// framework keys over their defaults (config.Defaults), the server's
+	// keys decoded strictly into the server value (config.Instance.Decode;
+	// an absent key keeps the value srv holds, or its field's default
+	// tag); a problem fails the test, located as
+	// "servertest.Options.Config:<line>" (its line plus 4). domain is other;
+	// session_secret is a fixed test secret and expose_tools_over_mcp is
+	// MCP unless Config sets them. A relative config.Path value resolves
+	// against the process's working directory, which under go test is the
+	// package's folder: for an environment, servers/<type>/, the folder its
 	// servers/<type>/configs/<type>.yaml resolves against too, so a
 	// relative path names the same file here as under gymkit serve (see
 	// config.Path). Nothing else is read: no env.yaml, no config_paths.
-	// Empty: the server value is used as given.
+	// Empty: every key takes its default.
 	Config string
 	// Logger receives the instance's logs (each tool call's INFO line,
 	// request errors, recovered panics), as server.InstanceOptions.Logger.
@@ -77,8 +81,10 @@ type Server struct {
 	t        testing.TB
 }
 
-// New builds srv as an instance and serves it on a loopback httptest.Server,
-// closed when the test ends. A build error fails the test.
+// New builds srv as an instance, from its configuration as gymkit serve
+// builds one (see [Options.Config]), and serves it on a loopback
+// httptest.Server, closed when the test ends. A configuration problem or a
+// build error fails the test.
 func New(t testing.TB, srv framework.Server, opts Options) *Server {
 	t.Helper()
 	if opts.ServerType == "" {
@@ -87,15 +93,8 @@ func New(t testing.TB, srv framework.Server, opts Options) *Server {
 	if opts.Name == "" {
 		opts.Name = opts.ServerType
 	}
-	if opts.Config != "" {
-		decodeConfig(t, srv, opts)
-	}
-	inst, err := server.NewInstance(context.Background(), srv, server.InstanceOptions{
-		Name: opts.Name, ServerType: opts.ServerType, MaxBodyBytes: opts.MaxBodyBytes, Logger: opts.Logger,
-		Config: config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: opts.MCP,
-			// A fixed secret: tests need no per-process secret warning.
-			SessionSecrets: config.Secrets{"servertest-secret-0123456789abcdef0123"}},
-	})
+	cfg := loadConfig(t, srv, opts)
+	inst, err := server.NewInstance(context.Background(), srv, cfg, server.InstanceOptions{Logger: opts.Logger})
 	if err != nil {
 		t.Fatalf("servertest: %v", err)
 	}
@@ -104,15 +103,31 @@ func New(t testing.TB, srv framework.Server, opts Options) *Server {
 	return &Server{Server: ts, Instance: inst, t: t}
 }
 
-// decodeConfig decodes opts.Config into srv as the one instance of a
-// configuration given as config.LoadOptions.Dict, so that relative paths
-// resolve against the working directory and no file is read.
-func decodeConfig(t testing.TB, srv framework.Server, opts Options) {
+// testSecret signs a test instance's cookies and tokens: a fixed secret,
+// so that tests see no per-process secret warning.
+const testSecret = "servertest-secret-0123456789abcdef0123"
+
+// loadConfig loads opts.Config as the one instance of a configuration
+// given as config.LoadOptions.Dict, so that relative paths resolve
+// against the working directory and no file is read, and decodes the
+// server's keys into srv.
+func loadConfig(t testing.TB, srv framework.Server, opts Options) config.Instance {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString(opts.Name + ":\n  resources_servers:\n    " + opts.ServerType + ":\n      domain: other\n")
 	for _, line := range strings.Split(opts.Config, "\n") {
 		b.WriteString("      " + line + "\n")
+	}
+	sets := func(keys ...string) bool {
+		return slices.ContainsFunc(keys, func(k string) bool {
+			return regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(k) + `\s*:`).MatchString(opts.Config)
+		})
+	}
+	if !sets("session_secret", "mcp_token_secret") {
+		b.WriteString("      session_secret: " + testSecret + "\n")
+	}
+	if opts.MCP && !sets("expose_tools_over_mcp") {
+		b.WriteString("      expose_tools_over_mcp: true\n")
 	}
 	cfg, err := config.Load(config.LoadOptions{Dict: []byte(b.String()), DictName: "servertest.Options.Config", Instance: opts.Name,
 		LookupEnv: os.LookupEnv, Logger: slog.New(slog.DiscardHandler)})
@@ -126,6 +141,7 @@ func decodeConfig(t testing.TB, srv framework.Server, opts Options) {
 	if err := inst.Decode(srv); err != nil {
 		t.Fatalf("servertest: %v", err) // config's errors start with "config: "
 	}
+	return inst
 }
 
 // Response is one HTTP answer.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/server/servertest"
 	mac "github.com/gymkit/gymkit/servers/math_advanced_calculations"
 )
@@ -284,7 +285,7 @@ func TestGoldenCalls(t *testing.T) {
 func TestTools(t *testing.T) {
 	t.Parallel()
 	srv := new(mac.Server)
-	app, err := framework.Build(context.Background(), srv, framework.Options{Name: mac.Name})
+	app, err := host.Build(context.Background(), srv, host.Options{Name: mac.Name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,14 +388,14 @@ func canonical(t *testing.T, v any) string {
 
 func TestRegistered(t *testing.T) {
 	t.Parallel()
-	f, err := framework.Lookup(mac.Name)
+	f, err := host.Lookup(mac.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := f().(*mac.Server); !ok {
 		t.Errorf("factory makes %T", f())
 	}
-	if !strings.Contains(strings.Join(framework.Names(), ","), mac.Name) {
-		t.Errorf("names %v", framework.Names())
+	if !strings.Contains(strings.Join(host.Names(), ","), mac.Name) {
+		t.Errorf("names %v", host.Names())
 	}
 }

@@ -119,9 +119,9 @@ func (s *scan) Write(p []byte) (int, error) {
 // it, so a stalled client that announces 16 MiB holds about what it sent),
 // and the echo: the items are decoded over a view of the body's text (no
 // copy of it), the call's status is read without rendering the 422
-// (framework.StatusCode), the HTTP door renders its body once (not the MCP
+// (host.StatusCode), the HTTP door renders its body once (not the MCP
 // text beside it), and the MCP door's lean path writes the isError text
-// once (framework.MCPErrorText) and its JSON-string escaping in 32 KiB
+// once (host.MCPErrorText) and its JSON-string escaping in 32 KiB
 // pieces into the response, not into a second buffer of its size. What
 // stays above 2x is the collector's timing at GOGC=10. A call the lean path
 // leaves to the go-sdk (here: params with _meta) costs what the SDK's

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
 	"github.com/gymkit/gymkit/server/servertest"
@@ -495,9 +496,8 @@ func TestVerifyEchoDoesNotWriteHandlerMemory(t *testing.T) {
 // values whole.
 func TestExtraWithinJSONLimits(t *testing.T) {
 	t.Parallel()
-	inst, err := server.NewInstance(context.Background(), &ebEnv{}, server.InstanceOptions{Name: "eb", ServerType: "eb",
-		Config: config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: true, MaxJSONDepth: 5, MaxJSONElements: 50,
-			SessionSecrets: config.Secrets{"servertest-secret-0123456789abcdef0123"}}})
+	inst, err := server.NewInstance(context.Background(), &ebEnv{}, configtest.Over(config.Instance{Name: "eb", ServerType: "eb", Host: "127.0.0.1", ExposeToolsOverMCP: true, MaxJSONDepth: 5, MaxJSONElements: 50,
+		SessionSecrets: config.Secrets{"servertest-secret-0123456789abcdef0123"}}), server.InstanceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func clientDisconnect(t *testing.T, path string) {
 // TestBodyFraming: chunked bodies, oversize chunked bodies, a short body
 // with a larger Content-Length (closed early), and Expect: 100-continue.
 func TestBodyFraming(t *testing.T) {
-	ts := servertest.New(t, &breakEnv{}, servertest.Options{MaxBodyBytes: 1024})
+	ts := servertest.New(t, &breakEnv{}, servertest.Options{Config: "max_body_bytes: 1024"})
 	chunk := func(parts ...string) string {
 		var b strings.Builder
 		for _, p := range parts {

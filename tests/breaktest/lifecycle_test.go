@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/server"
 	"github.com/gymkit/gymkit/server/servertest"
 	workplace "github.com/gymkit/gymkit/servers/workplace_assistant"
@@ -198,9 +199,8 @@ func TestEndRacingFirstWrite(t *testing.T) {
 func TestWorkplaceNoWriteAfter504(t *testing.T) {
 	t.Parallel()
 	s := newWorkplace(t)
-	in, err := server.NewInstance(context.Background(), s, server.InstanceOptions{Name: workplace.Name, ServerType: workplace.Name,
-		Config: config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: true, SessionSecrets: config.Secrets{replicaSecretA},
-			ToolTimeouts: map[string]time.Duration{"email_delete_email": time.Microsecond}}})
+	in, err := server.NewInstance(context.Background(), s, configtest.Over(config.Instance{Name: workplace.Name, ServerType: workplace.Name, Host: "127.0.0.1", ExposeToolsOverMCP: true, SessionSecrets: config.Secrets{replicaSecretA},
+		ToolTimeouts: map[string]time.Duration{"email_delete_email": time.Microsecond}}), server.InstanceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

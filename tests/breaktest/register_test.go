@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 type badField struct {
@@ -79,7 +80,7 @@ func (s *badRegEnv) Routes(r *framework.Router) {
 // TestRegistrationErrorsNamed: Build must refuse the server and name every
 // problem in one error.
 func TestRegistrationErrorsNamed(t *testing.T) {
-	_, err := framework.Build(context.Background(), &badRegEnv{}, framework.Options{Name: "bad"})
+	_, err := host.Build(context.Background(), &badRegEnv{}, host.Options{Name: "bad"})
 	if err == nil {
 		t.Fatal("Build accepted a server full of registration mistakes")
 	}
@@ -102,7 +103,7 @@ func TestRegistrationErrorsNamed(t *testing.T) {
 // {"type":"object",...}; DESIGN says the schema root is always type object.
 func TestRegistrationNonObjectRequest(t *testing.T) {
 	type env struct{ framework.Base }
-	app, err := framework.Build(context.Background(), &nonObjEnv{}, framework.Options{})
+	app, err := host.Build(context.Background(), &nonObjEnv{}, host.Options{})
 	if err != nil {
 		t.Logf("Build refused: %v", err)
 		return
@@ -153,7 +154,7 @@ func TestRegisterPanics(t *testing.T) {
 	// (go test -count=2) finds breaktest_once registered already.
 	registerOnce.Do(func() { framework.Register("breaktest_once", factory) })
 	mustPanic("dup", func() { framework.Register("breaktest_once", factory) })
-	if _, err := framework.Lookup("breaktest_nope"); err == nil || !strings.Contains(err.Error(), "breaktest_once") {
+	if _, err := host.Lookup("breaktest_nope"); err == nil || !strings.Contains(err.Error(), "breaktest_once") {
 		t.Errorf("Lookup error %v does not list registered names", err)
 	}
 }

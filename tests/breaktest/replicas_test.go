@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/server"
 	"github.com/gymkit/gymkit/session"
 )
@@ -31,8 +32,8 @@ const (
 // secrets, over MCP too; clock, when not nil, is the session clock.
 func replica(t *testing.T, name string, clock func() time.Time, secrets ...string) string {
 	t.Helper()
-	cfg := config.Instance{Host: "127.0.0.1", ExposeToolsOverMCP: true, SessionSecrets: secrets}
-	opts := server.InstanceOptions{Name: name, ServerType: "rep", Config: cfg}
+	cfg := configtest.Over(config.Instance{Name: name, ServerType: "rep", Host: "127.0.0.1", ExposeToolsOverMCP: true, SessionSecrets: secrets})
+	var opts server.InstanceOptions
 	if clock != nil {
 		raw := make([][]byte, len(secrets))
 		for i, s := range secrets {
@@ -41,7 +42,7 @@ func replica(t *testing.T, name string, clock func() time.Time, secrets ...strin
 		opts.Sessions = session.MustNewManager(session.Options{CookieName: server.CookieName("rep", name), Secrets: raw,
 			Lifetime: 10 * time.Hour, IdleTimeout: time.Hour, Clock: clock})
 	}
-	in, err := server.NewInstance(context.Background(), &breakEnv{}, opts)
+	in, err := server.NewInstance(context.Background(), &breakEnv{}, cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,8 +225,8 @@ func TestCookieSpellingsOverHTTP(t *testing.T) {
 // (time-x and alloc-x are the ratios; a parse that rescans the header per
 // cookie would show in them). Through the instance's handler, no network.
 func BenchmarkCookieHeader100KB(b *testing.B) {
-	cfg := config.Instance{Host: "127.0.0.1", SessionSecrets: config.Secrets{replicaSecretA}}
-	in, err := server.NewInstance(context.Background(), &breakEnv{}, server.InstanceOptions{Name: "bench", ServerType: "rep", Config: cfg})
+	cfg := configtest.Over(config.Instance{Host: "127.0.0.1", SessionSecrets: config.Secrets{replicaSecretA}})
+	in, err := server.NewInstance(context.Background(), &breakEnv{}, configtest.Named(cfg, "bench", "rep"), server.InstanceOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

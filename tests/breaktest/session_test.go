@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"fmt"
+	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 	"github.com/gymkit/gymkit/server"
 	"github.com/gymkit/gymkit/session"
 	"net/http"
@@ -155,7 +158,7 @@ func TestSessionCookieForgeries(t *testing.T) {
 func TestSessionExpiredCookie(t *testing.T) {
 	clock := &fakeClock{t: time.Now()}
 	m := session.MustNewManager(session.Options{CookieName: "exp___exp", Lifetime: 1500 * time.Millisecond, Clock: clock.Now})
-	inst, err := server.NewInstance(context.Background(), &breakEnv{}, server.InstanceOptions{Name: "exp", ServerType: "exp", Sessions: m})
+	inst, err := server.NewInstance(context.Background(), &breakEnv{}, configtest.Named(config.Defaults(), "exp", "exp"), server.InstanceOptions{Sessions: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +201,7 @@ func TestSessionExpiredCookie(t *testing.T) {
 // TestSessionNoSessionInContext: calling a tool outside the session middleware
 // (App.Tools()[i].Call with a bare context) must fail cleanly, not panic.
 func TestSessionNoSessionInContext(t *testing.T) {
-	app, err := framework.Build(context.Background(), &breakEnv{}, framework.Options{})
+	app, err := host.Build(context.Background(), &breakEnv{}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +267,7 @@ func (c *jarClient) post(t *testing.T, path, body string) incrOut {
 // machine does not expire a session mid-test.
 func TestSessionRefreshRace(t *testing.T) {
 	m := session.MustNewManager(session.Options{CookieName: "ref___ref", Lifetime: time.Minute})
-	inst, err := server.NewInstance(context.Background(), &breakEnv{}, server.InstanceOptions{Name: "ref", ServerType: "ref", Sessions: m})
+	inst, err := server.NewInstance(context.Background(), &breakEnv{}, configtest.Named(config.Defaults(), "ref", "ref"), server.InstanceOptions{Sessions: m})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/gymkit/gymkit/config"
+	"github.com/gymkit/gymkit/config/configtest"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/server"
 	"github.com/gymkit/gymkit/session"
@@ -96,7 +97,7 @@ func serveRace(t *testing.T, cfg config.Instance) (*httptest.Server, *raceEnv) {
 	t.Cleanup(env.unblock)
 	cfg.Host, cfg.ExposeToolsOverMCP = "127.0.0.1", true
 	cfg.SessionSecrets = config.Secrets{"breaktest-timeouts-secret-0123456789abcdef"}
-	in, err := server.NewInstance(context.Background(), env, server.InstanceOptions{Name: "race", ServerType: "race", Config: cfg})
+	in, err := server.NewInstance(context.Background(), env, configtest.Named(cfg, "race", "race"), server.InstanceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func serveRace(t *testing.T, cfg config.Instance) (*httptest.Server, *raceEnv) {
 func TestTimeoutRaceNoWriteAfter504(t *testing.T) {
 	t.Parallel()
 	const limit = 5 * time.Millisecond
-	ts, env := serveRace(t, config.Instance{ToolTimeout: limit, ToolTimeouts: map[string]time.Duration{"read": 0}})
+	ts, env := serveRace(t, configtest.Over(config.Instance{ToolTimeout: limit, ToolTimeouts: map[string]time.Duration{"read": 0}}))
 	const calls = 400
 	type after504 struct {
 		c    *wpClient
@@ -209,7 +210,7 @@ func TestTimeoutRaceNoWriteAfter504(t *testing.T) {
 // test fails after a 30 s ceiling), and once the handlers are released and
 // have returned the goroutine count comes back to where it started.
 func TestManyConcurrent504sReturnToBaseline(t *testing.T) {
-	ts, env := serveRace(t, config.Instance{ToolTimeout: 20 * time.Millisecond, ToolTimeouts: map[string]time.Duration{"read": 0}})
+	ts, env := serveRace(t, configtest.Over(config.Instance{ToolTimeout: 20 * time.Millisecond, ToolTimeouts: map[string]time.Duration{"read": 0}}))
 	c := &wpClient{url: ts.URL}
 	c.post(t, "/read", nil, `{}`) // warm the client's connection pool
 	plainClient.CloseIdleConnections()
@@ -270,7 +271,7 @@ func TestManyConcurrent504sReturnToBaseline(t *testing.T) {
 // on the client's deadline and fails the test, however loaded the machine.
 func TestTooLargeHostileClients(t *testing.T) {
 	t.Parallel()
-	ts, _ := serveRace(t, config.Instance{MaxBodyBytes: 1 << 20, BodyReadTimeout: 10 * time.Minute})
+	ts, _ := serveRace(t, configtest.Over(config.Instance{MaxBodyBytes: 1 << 20, BodyReadTimeout: 10 * time.Minute}))
 	addr := strings.TrimPrefix(ts.URL, "http://")
 	const ceiling = 30 * time.Second
 	for _, path := range []string{"/read", "/mcp"} {

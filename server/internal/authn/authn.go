@@ -13,7 +13,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 // The 401 bodies, as MCP clients expect them (docs/mcp.md, "Bearer
@@ -50,7 +50,7 @@ type Options struct {
 // [InvalidBody], both with Content-Type application/json and
 // WWW-Authenticate: Bearer realm="<realm>" (RFC 6750; error="invalid_token"
 // for the second), without calling next. An accepted request goes on with
-// its principal in the context (framework.WithPrincipal).
+// its principal in the context (host.WithPrincipal).
 func Middleware(opts Options, next http.Handler) http.Handler {
 	log := opts.Logger
 	if log == nil {
@@ -72,7 +72,7 @@ func Middleware(opts Options, next http.Handler) http.Handler {
 		for _, v := range opts.Validators {
 			p, err := v(r.Context(), token)
 			if err == nil && p != nil {
-				next.ServeHTTP(w, r.WithContext(framework.WithPrincipal(r.Context(), p)))
+				next.ServeHTTP(w, r.WithContext(host.WithPrincipal(r.Context(), p)))
 				return
 			}
 			if err == nil {

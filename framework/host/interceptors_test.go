@@ -1,4 +1,4 @@
-package framework_test
+package host_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gymkit/gymkit/framework"
+	"github.com/gymkit/gymkit/framework/host"
 )
 
 // hostLog records what one interceptor saw, in call order.
@@ -90,7 +91,7 @@ func TestHostInterceptors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			l := &hostLog{}
-			app, err := framework.Build(context.Background(), &hostGuarded{log: l}, framework.Options{Logger: quiet,
+			app, err := host.Build(context.Background(), &hostGuarded{log: l}, host.Options{Logger: quiet,
 				Interceptors: []framework.Interceptor{l.recorder("host1"), l.recorder("host2")}})
 			if err != nil {
 				t.Fatal(err)
@@ -126,7 +127,7 @@ func TestHostInterceptorRefuses(t *testing.T) {
 			return nil, framework.Errorf(http.StatusTooManyRequests, "Slow down")
 		}
 	}
-	app, err := framework.Build(context.Background(), &hostGuarded{log: l}, framework.Options{
+	app, err := host.Build(context.Background(), &hostGuarded{log: l}, host.Options{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Interceptors: []framework.Interceptor{deny}})
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +159,7 @@ func TestHostInterceptorRefuses(t *testing.T) {
 
 func TestHostInterceptorNil(t *testing.T) {
 	t.Parallel()
-	_, err := framework.Build(context.Background(), &hostGuarded{log: &hostLog{}}, framework.Options{
+	_, err := host.Build(context.Background(), &hostGuarded{log: &hostLog{}}, host.Options{
 		Interceptors: []framework.Interceptor{nil}})
 	if err == nil || !strings.Contains(err.Error(), "Options.Interceptors[0] is nil") {
 		t.Fatalf("Build error %v, want the nil interceptor named", err)
@@ -177,7 +178,7 @@ func ExampleOptions_interceptors() {
 		}
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	app, err := framework.Build(context.Background(), new(audited), framework.Options{Logger: quiet,
+	app, err := host.Build(context.Background(), new(audited), host.Options{Logger: quiet,
 		Interceptors: []framework.Interceptor{count}})
 	if err != nil {
 		panic(err)

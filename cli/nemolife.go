@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 
@@ -21,21 +22,37 @@ import (
 //   - the server stops, as at a signal, once the process that started it is
 //     gone (internal/parentwatch): a launcher that was SIGKILLed, crashed or
 //     got SIGTERM, or the bash of its `(...) | tee` command
-//     (nemo_gym_log_dir), leaves its servers running otherwise.
+//     (nemo_gym_log_dir), leaves its servers running otherwise; a launcher
+//     gone before the server started is one error, and nothing is served.
 
 // nemoLifecycle applies serve --nemo's signal policy to ctx (when it comes
 // from Main) and returns a copy of ctx that is also canceled, with a
-// *parentwatch.GoneError cause, once the parent process is gone. stop ends
-// the watch. It logs, at Debug, which parent it watches.
+// *parentwatch.GoneError cause, once the process that started this one is
+// gone; that copy is canceled already when it was gone before the watch
+// began. stop ends the watch. It logs, at Debug, what it watches.
 func nemoLifecycle(ctx context.Context, log *slog.Logger) (_ context.Context, stop context.CancelFunc) {
 	absorbLaterSignals(ctx)
-	ctx, stop, parent := parentwatch.Watch(ctx)
-	if parent == 0 {
-		log.Debug("not watching the parent process: started by PID 1 (or on Windows), gymkit cannot tell when its launcher is gone", "ppid", os.Getppid())
-	} else {
-		log.Debug("watching the parent process: gymkit stops once it is gone", "ppid", parent)
+	ctx, stop, target := parentwatch.Watch(ctx)
+	switch {
+	case target.Leader != 0:
+		log.Debug("watching the process group leader, since the parent did not start this process: gymkit stops once the leader is gone", "ppid", os.Getppid(), "leader", target.Leader)
+	case target.Parent != 0:
+		log.Debug("watching the parent process: gymkit stops once it is gone", "ppid", target.Parent)
+	default:
+		log.Debug("not watching the parent process: started by PID 1 in a process group of its own (or on Windows), gymkit cannot tell when its launcher is gone", "ppid", os.Getppid())
 	}
 	return ctx, stop
+}
+
+// parentGoneAtStart reports the cause when ctx (from nemoLifecycle) was
+// canceled because the process that started this one was gone before the
+// watch began.
+func parentGoneAtStart(ctx context.Context) (*parentwatch.GoneError, bool) {
+	var gone *parentwatch.GoneError
+	if ctx.Err() == nil || !errors.As(context.Cause(ctx), &gone) {
+		return nil, false
+	}
+	return gone, true
 }
 
 // portInUseHint is the end of gymkit serve's one-line error for a port

@@ -410,3 +410,117 @@ func TestServeNemoDrainTimeoutRefused(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
 }
+
+// launcherGroup starts bash -c script with args as a launcher started from
+// an interactive shell: the leader of a process group of its own, whose
+// children stay in it. stderr is appended to errFile. The group is killed
+// at cleanup.
+func launcherGroup(t *testing.T, env []string, errFile, script string, args ...string) *exec.Cmd {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal("bash is needed for a stand-in launcher")
+	}
+	f, err := os.OpenFile(errFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(bash, append([]string{"-c", script}, args...)...)
+	cmd.Env = env
+	cmd.Stderr = f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL); _ = cmd.Wait() })
+	return cmd
+}
+
+// waitContent waits (30 s at most) until file matches re, and returns its
+// content.
+func waitContent(t *testing.T, file string, re *regexp.Regexp) string {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b, _ := os.ReadFile(file)
+		if re.Match(b) {
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s does not match %s after 30s:\n%s", file, re, b)
+		}
+	}
+}
+
+// serve --nemo started after its launcher died (NeMo's launcher gone while
+// python still runs app.py): its parent is PID 1 or a subreaper, which did
+// not start it, and the leader of its process group (the launcher) has
+// exited: one line, exit 1, nothing served.
+func TestServeNemoLauncherGoneAtStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	port := closedPort(t)
+	errFile := filepath.Join(dir, "stderr")
+	env := append(os.Environ(), raceExitNow, runMainEnv+"=1", envConfigDict+"="+slowDict(port, filepath.Join(dir, "started")), envConfigPath+"=slow")
+	// The launcher starts gymkit's process and exits at once; gymkit starts 300 ms later.
+	launcher := launcherGroup(t, env, errFile, `( /bin/sleep 0.3; exec "$0" serve --nemo ) & exit 0`, os.Args[0])
+	leader := launcher.Process.Pid
+	_ = launcher.Wait()
+	re := regexp.MustCompile(`^gymkit serve: --nemo: the process that started this one is gone: the leader of its process group \(pid ` +
+		strconv.Itoa(leader) + `\) has exited, and the parent is pid \d+: not serving\n$`)
+	waitContent(t, errFile, re)
+	if resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/"); err == nil {
+		resp.Body.Close()
+		t.Errorf("port %d answers: gymkit serves", port)
+	}
+}
+
+// serve --nemo whose parent died before it started while the leader of its
+// process group (the launcher) lives on: it serves, watching the leader,
+// and stops within 1 s of the leader's death, logging why.
+func TestServeNemoWatchesGroupLeader(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	port := closedPort(t)
+	errFile, pidFile := filepath.Join(dir, "stderr"), filepath.Join(dir, "pid")
+	env := append(os.Environ(), raceExitNow, runMainEnv+"=1", envConfigDict+"="+slowDict(port, filepath.Join(dir, "started")), envConfigPath+"=slow")
+	// An intermediate bash starts gymkit's process in the background and
+	// exits; the launcher stays.
+	launcher := launcherGroup(t, env, errFile,
+		`bash -c '( /bin/sleep 0.2; echo $BASHPID > "$1"; exec "$0" serve --nemo ) &' "$0" "$1"; exec /bin/sleep 60`, os.Args[0], pidFile)
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(errFile)
+			t.Fatalf("gymkit does not answer after 60s:\n%s", b)
+		}
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	killed := time.Now()
+	if err := launcher.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = launcher.Wait()
+	if took := waitGone(t, pid, 30*time.Second).Sub(killed); took > time.Second {
+		t.Errorf("gymkit exited %v after its launcher was SIGKILLed, want at most 1s", took)
+	}
+	logs := waitContent(t, errFile, regexp.MustCompile(`msg=stopped\n`))
+	cause := `msg="stopping at once: no new connections; the requests in flight are cut" cause="the process that started this one is gone: the leader of its process group (pid ` +
+		strconv.Itoa(launcher.Process.Pid) + `) has exited, and the parent is pid `
+	if !strings.Contains(logs, cause) || strings.Count(logs, "msg=stopped") != 1 {
+		t.Errorf("the log does not say once that the launcher (pid %d) is gone, then stopped:\n%s", launcher.Process.Pid, logs)
+	}
+}

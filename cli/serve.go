@@ -42,8 +42,9 @@ server 1s after its SIGINT: the requests in flight are cut (each logged as "requ
 cut" with instance, method and path) and gymkit exits 0; the signals that follow are
 ignored (Ctrl-C brings the terminal's SIGINT, then the launcher's). gymkit --nemo also
 stops, the same way, once the process that started it is gone (the launcher killed
-or crashed, or the bash of its "| tee" command), so that no server outlives
-gym env start. docs/cli.md, "Under NeMo's launcher", has the details.
+or crashed, or the bash of its "| tee" command), and serves nothing when the
+launcher died before it started (exit 1). docs/cli.md, "Under NeMo's launcher", has
+the details and the cases gymkit cannot tell.
 
 Config files:
   YAML files in NeMo Gym's layout (<instance>: resources_servers: <server type>: {...}).
@@ -196,6 +197,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		var stop context.CancelFunc
 		ctx, stop = nemoLifecycle(ctx, logger)
 		defer stop()
+		if gone, ok := parentGoneAtStart(ctx); ok {
+			fmt.Fprintf(stderr, "gymkit serve: --nemo: %v: not serving\n", gone)
+			return exitError
+		}
 		dict, name, err := nemoEnv(os.LookupEnv)
 		if err != nil {
 			fmt.Fprintf(stderr, "gymkit serve: --nemo: %v\n", err)

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // raceExitNow stops a test binary built with -race (make test) from
@@ -408,6 +409,137 @@ func TestServeNemoDrainTimeoutRefused(t *testing.T) {
 	code, _, stderr := gymkit(t, "serve", "--nemo", "--drain-timeout", "5s")
 	if want := "gymkit serve: --drain-timeout does not apply under --nemo: serve --nemo stops at once, since NeMo's launcher kills a server 1s after its SIGINT\n"; code != 2 || stderr != want {
 		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+}
+
+// fillPipe fills the pipe whose ends are r and w (w as the child holds it:
+// in blocking mode) until a write on it would block: it writes from a
+// goroutine, which ends once r is closed, and returns once the bytes the
+// pipe holds have stopped growing near its capacity (a pipe is full when
+// its pages are, so it may hold less than its capacity).
+func fillPipe(t *testing.T, r, w *os.File) {
+	t.Helper()
+	go func() { _, _ = w.Write(make([]byte, 1<<20)) }()
+	const fGetPipeSz, fionread = 1032, 0x541B
+	capacity, _, errno := syscall.Syscall(syscall.SYS_FCNTL, r.Fd(), fGetPipeSz, 0)
+	if errno != 0 {
+		t.Fatal("F_GETPIPE_SZ:", errno)
+	}
+	last, since := int32(-1), time.Now()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var n int32
+		if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, r.Fd(), fionread, uintptr(unsafe.Pointer(&n))); errno != 0 {
+			t.Fatal("FIONREAD:", errno)
+		}
+		if n != last {
+			last, since = n, time.Now()
+		}
+		if uintptr(n) >= capacity/2 && time.Since(since) >= 50*time.Millisecond {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pipe holds %d bytes after 10s, and its capacity is %d", n, capacity)
+		}
+	}
+}
+
+// Once stopping, serve --nemo exits within 900 ms whatever blocks it, with
+// status 1 when that deadline ends it (NeMo's launcher SIGKILLs it 1 s after
+// its SIGINT; a parent's death is seen by no one): a stderr nobody reads
+// (a stopped tee, Ctrl-S), on which the "stopping" record blocks, at a
+// SIGINT and when its parent dies; a SIGINT while the configuration is still
+// loading (a Provision that does not return).
+func TestServeNemoStopDeadline(t *testing.T) {
+	t.Parallel()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal("bash is needed for a parent to kill")
+	}
+	for _, tc := range []struct {
+		name     string
+		load     bool // SIGINT during the load, not while serving
+		parent   bool // kill the parent (a bash), not SIGINT
+		blockLog bool // stderr: a pipe nobody reads, full once the server is ready
+	}{
+		{name: "SIGINT, stderr blocked", blockLog: true},
+		{name: "parent killed, stderr blocked", parent: true, blockLog: true},
+		{name: "SIGINT during a slow load", load: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			port := closedPort(t)
+			provision := filepath.Join(dir, "provision")
+			dict := slowDict(port, filepath.Join(dir, "started"))
+			if tc.load {
+				dict += "      provision_file: " + strconv.Quote(provision) + "\n"
+			}
+			cmd := exec.Command(os.Args[0], "serve", "--nemo")
+			if tc.parent {
+				cmd = exec.Command(bash, "-c", `"$0" serve --nemo; exit $?`, os.Args[0])
+			}
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), raceExitNow, runMainEnv+"=1", envConfigDict+"="+dict, envConfigPath+"=slow")
+			lines := newLineWriter()
+			cmd.Stdout = lines
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			cmd.Stderr = w
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			pid := cmd.Process.Pid
+			if tc.parent {
+				for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+					if kids := childPIDs(cmd.Process.Pid); len(kids) == 1 {
+						pid = kids[0]
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatal("bash has not started gymkit after 30s")
+					}
+				}
+				t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+			}
+			if tc.load {
+				waitFile(t, provision)
+			} else {
+				select {
+				case <-lines.lines:
+				case err := <-exited:
+					t.Fatalf("exited before it was ready: %v", err)
+				case <-time.After(60 * time.Second):
+					t.Fatal("no ready line after 60s")
+				}
+			}
+			if tc.blockLog {
+				fillPipe(t, r, w)
+			}
+			first := time.Now()
+			if tc.parent {
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+			} else {
+				_ = cmd.Process.Signal(syscall.SIGINT)
+			}
+			gone := waitGone(t, pid, 30*time.Second)
+			// 900 ms, and the scheduling of a loaded machine: the launcher's
+			// SIGKILL at 1 s would end it then anyway.
+			if took := gone.Sub(first); took > 1500*time.Millisecond {
+				t.Errorf("exited %v after the stop began, want about 900ms", took)
+			}
+			if !tc.parent {
+				var ee *exec.ExitError
+				if err := <-exited; !errors.As(err, &ee) || ee.ExitCode() != 1 {
+					t.Errorf("exit: %v, want status 1 (the deadline ended it)", err)
+				}
+			}
+		})
 	}
 }
 

@@ -40,7 +40,8 @@ signal exits at once.
 Under --nemo, SIGINT or SIGTERM stops at once instead, since NeMo's launcher kills a
 server 1s after its SIGINT: the requests in flight are cut (each logged as "request
 cut" with instance, method and path) and gymkit exits 0; the signals that follow are
-ignored (Ctrl-C brings the terminal's SIGINT, then the launcher's). gymkit --nemo also
+ignored (Ctrl-C brings the terminal's SIGINT, then the launcher's); whatever blocks
+the stop (a stderr nobody reads, a slow load), the process exits within 900ms (status 1). gymkit --nemo also
 stops, the same way, once the process that started it is gone (the launcher killed
 or crashed, or the bash of its "| tee" command), and serves nothing when the
 launcher died before it started (exit 1). docs/cli.md, "Under NeMo's launcher", has

@@ -109,10 +109,11 @@ Run "gymkit help <command>" or "gymkit <command> --help" for a command's usage.
 // first SIGINT or SIGTERM, with the cause "interrupt signal received" or
 // "terminated signal received" (serve then drains, serve --nemo stops at
 // once, rollout stops starting rollouts); a second signal ends the process
-// at once (Go's default). Under serve --nemo every signal after the first
-// is ignored (NeMo's launcher sends a second SIGINT right after the
-// terminal's), and the process exits within 900 ms of the first whatever
-// blocks it (docs/cli.md). The exit statuses are 0 (success or help), 1 (a build,
+// at once (Go's default). Under serve --nemo, SIGHUP counts as SIGTERM
+// ("hangup signal received"), every signal after the first is ignored
+// (NeMo's launcher sends a second SIGINT right after the terminal's), and
+// the process exits within 900 ms of the first whatever blocks it
+// (docs/cli.md). The exit statuses are 0 (success or help), 1 (a build,
 // bind, serve, drain or rollout failure) and 2 (a usage or configuration
 // error); each subcommand's help states its own.
 //
@@ -144,18 +145,20 @@ func Main(ctx context.Context, args []string) int {
 // (serve --nemo) before it starts its work.
 type signalPolicy struct {
 	sigs   chan os.Signal // Main's signal channel
-	absorb atomic.Bool    // ignore every later SIGINT and SIGTERM
+	absorb atomic.Bool    // ignore every later SIGINT, SIGTERM and SIGHUP
 }
 
 type signalPolicyKey struct{}
 
 // nemoSignals applies serve --nemo's signal policy when ctx comes from
-// Main: every signal after the first is ignored until the process exits. It
-// reports whether ctx comes from Main; under Run it does nothing.
+// Main: SIGHUP is caught as SIGTERM is (the first cancels ctx), and every
+// signal after the first is ignored until the process exits. It reports
+// whether ctx comes from Main; under Run it does nothing.
 func nemoSignals(ctx context.Context) bool {
 	p, ok := ctx.Value(signalPolicyKey{}).(*signalPolicy)
 	if ok {
 		p.absorb.Store(true)
+		signal.Notify(p.sigs, syscall.SIGHUP)
 	}
 	return ok
 }

@@ -14,7 +14,7 @@ import (
 // launcher"; what the launcher does is recorded in
 // ../shared/data/nemo-launcher/README.md, "How it stops the processes"):
 //
-//   - the first SIGINT or SIGTERM stops the server at once
+//   - the first SIGINT, SIGTERM or SIGHUP stops the server at once
 //     (server.Options.StopAtOnce): the launcher waits 1 s per server, one
 //     after another, then SIGKILLs it;
 //   - the signals after the first are ignored (Main's signalPolicy): Ctrl-C
@@ -35,7 +35,8 @@ import (
 const stopDeadline = 900 * time.Millisecond
 
 // nemoLifecycle applies serve --nemo's signal policy to ctx (when it comes
-// from Main: later signals ignored, and the watchdog that ends the process stopDeadline after the stop began) and
+// from Main: later signals ignored, SIGHUP handled as SIGTERM, and the
+// watchdog that ends the process stopDeadline after the stop began) and
 // returns a copy of ctx that is also canceled, with a
 // *parentwatch.GoneError cause, once the process that started this one is
 // gone; that copy is canceled already when it was gone before the watch

@@ -96,7 +96,7 @@ func waitFile(t *testing.T, path string) {
 	}
 }
 
-// Under serve --nemo a SIGINT or SIGTERM stops gymkit at once, with a
+// Under serve --nemo a SIGINT, SIGTERM or SIGHUP stops gymkit at once, with a
 // request in flight: it exits 0 within 1 s (NeMo's launcher SIGKILLs it
 // after 1 s), the request gets no answer and is logged as cut (instance,
 // method, path), and "stopped" is logged once. Ctrl-C's two SIGINTs, 2 ms
@@ -111,6 +111,7 @@ func TestServeNemoStopsAtOnce(t *testing.T) {
 		{"two SIGINTs 2ms apart", []syscall.Signal{syscall.SIGINT, syscall.SIGINT}},
 		{"SIGTERM", []syscall.Signal{syscall.SIGTERM}},
 		{"SIGTERM then SIGINT", []syscall.Signal{syscall.SIGTERM, syscall.SIGINT}},
+		{"SIGHUP (a closed terminal), as SIGTERM", []syscall.Signal{syscall.SIGHUP}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -37,7 +37,7 @@ Request logs and messages go to stderr. SIGINT or SIGTERM stops accepting connec
 lets the requests in flight finish (up to --drain-timeout), then exits 0; a second
 signal exits at once.
 
-Under --nemo, SIGINT or SIGTERM stops at once instead, since NeMo's launcher kills a
+Under --nemo, SIGINT, SIGTERM or SIGHUP stops at once instead, since NeMo's launcher kills a
 server 1s after its SIGINT: the requests in flight are cut (each logged as "request
 cut" with instance, method and path) and gymkit exits 0; the signals that follow are
 ignored (Ctrl-C brings the terminal's SIGINT, then the launcher's); whatever blocks

@@ -19,9 +19,10 @@ The binary it runs:
      building again.
   3. Else (no Go, or no go.mod: a folder laid out by hand): bin/gymkit, else
      ./gymkit at the module root, else `gymkit` on PATH, as it is.
-A failed build, or no binary at all, is one message on stderr and exit status 1; so
-is a launcher that went away while app.py was building (its parent process changed):
-the server is not started then.
+A failed build, or no binary at all, is one message on stderr and exit status 1; so is
+a launcher that is gone (the process that started app.py exited, or had exited before
+app.py started: its parent is then not of its process group, whose leader, the
+launcher, has exited): the server is not started then.
 """
 
 import fcntl
@@ -34,6 +35,7 @@ import time
 
 STARTED = time.time()
 PARENT = os.getppid()
+GROUP = os.getpgrp()
 # Links are resolved first: resources_servers/example_session_state_mgmt is a link to servers/example_session_state_mgmt.
 HERE = os.path.dirname(os.path.realpath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "../.."))
@@ -52,6 +54,44 @@ def fail(message):
 
 def executable(path):
     return bool(path) and os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def alive(pid):
+    """Whether process pid exists and has not exited (a zombie has)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # another user's: it exists
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rpartition(")")[2].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return True
+
+
+def launcher_gone():
+    """Why the launcher that started app.py is gone, or "" while it is there."""
+    now = os.getppid()
+    if now != PARENT:
+        return "the process that started app.py (pid %d) is gone" % PARENT
+    if GROUP in (os.getpid(), 0, 1):
+        return ""  # a group of its own (or init's): nothing to tell from
+    try:
+        adopted = PARENT <= 1 or os.getpgid(PARENT) != GROUP
+    except OSError:
+        adopted = True
+    if adopted and not alive(GROUP):
+        return ("the process that started app.py is gone: the leader of its process group (pid %d) "
+                "has exited, and the parent is pid %d" % (GROUP, now))
+    return ""
+
+
+def check_launcher():
+    gone = launcher_gone()
+    if gone:
+        fail(gone + ": not starting the server")
 
 
 def prebuilt():
@@ -135,9 +175,9 @@ def find_binary():
 
 if __name__ == "__main__":
     try:
+        check_launcher()
         binary = find_binary()
     except KeyboardInterrupt:
         sys.exit(130)  # Ctrl-C while building or waiting for a build: no traceback
-    if os.getppid() != PARENT:
-        fail("the process that started app.py (pid %d) is gone: not starting the server" % PARENT)
+    check_launcher()
     os.execv(binary, [binary, "serve", "--nemo"] + sys.argv[1:])

@@ -41,11 +41,27 @@ const (
 
 // launcherPython finds NeMo's install root: the folder above the nemo_gym
 // package that python3 imports (NeMo's PARENT_DIR), without running the
-// package's __init__.
-const launcherPython = `import importlib.util, os
+// package's __init__. The working directory is taken off sys.path first
+// (python3 -c puts it there; the launcher, a console script, has its own
+// folder there instead), so that a nemo_gym.py where check --nemo runs is not
+// taken for NeMo's; PYTHONSAFEPATH=1 (Python 3.11+) does the same at start.
+const launcherPython = `import sys
+if sys.path and sys.path[0] == "":
+    del sys.path[0]
+import importlib.util, os
 s = importlib.util.find_spec("nemo_gym")
 print(os.path.dirname(os.path.dirname(os.path.abspath(s.origin))) if s and s.origin else "")
 `
+
+// The bounds of the python3 look-up of NeMo's install root.
+var (
+	nemoProbeTimeout = 20 * time.Second // python3 answers, or is killed with its process group
+	nemoProbeDelay   = time.Second      // once it exited, how long its stdout may stay open (a child holding it)
+)
+
+// nemoProbeMax is the most check --nemo reads of python3's stdout and
+// stderr: a path, or an error's last line.
+const nemoProbeMax = 4 << 10
 
 // markers are the files that make a folder a server folder for the launcher.
 var markers = []string{"requirements.txt", "pyproject.toml"}
@@ -341,15 +357,29 @@ func (c *nemoCheck) searchRoots(ctx context.Context, searchDirs []string, extra 
 	}
 }
 
-// nemoInstallRoot is NeMo's install root as python3 on PATH finds it.
+// nemoInstallRoot is NeMo's install root as python3 on PATH finds it. The
+// look-up is bounded: python3 runs in a process group of its own, killed
+// whole after nemoProbeTimeout or once it wrote more than nemoProbeMax bytes
+// on stdout; its stdout left open by a child after it exited is closed
+// nemoProbeDelay later.
 func nemoInstallRoot(ctx context.Context) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeoutCause(ctx, nemoProbeTimeout, errProbeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "python3", "-c", launcherPython)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
+	cmd.Env = append(os.Environ(), "PYTHONSAFEPATH=1")
+	cmd.WaitDelay = nemoProbeDelay
+	ownProcessGroup(cmd)
+	stdout := &cappedBuffer{max: nemoProbeMax, full: func() { cancel() }}
+	stderr := &cappedBuffer{max: nemoProbeMax}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	err := cmd.Run()
+	killProcessGroup(cmd) // what python3 left running
+	switch {
+	case stdout.over:
+		return "", fmt.Errorf("python3 wrote more than %d bytes where a path was expected", nemoProbeMax)
+	case errors.Is(context.Cause(ctx), errProbeTimeout):
+		return "", fmt.Errorf("python3 did not answer within %v", nemoProbeTimeout)
+	case err != nil && !(errors.Is(err, exec.ErrWaitDelay) && stdout.Len() > 0):
 		msg := strings.TrimSpace(stderr.String())
 		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
 			msg = msg[i+1:]
@@ -359,11 +389,39 @@ func nemoInstallRoot(ctx context.Context) (string, error) {
 		}
 		return "", errors.New("python3 cannot look up nemo_gym: " + msg)
 	}
-	root := strings.TrimSpace(string(out))
+	root := strings.TrimSpace(stdout.String())
 	if root == "" {
 		return "", errors.New("python3 has no nemo_gym package")
 	}
 	return root, nil
+}
+
+// errProbeTimeout is the cause of the probe's context at its timeout.
+var errProbeTimeout = errors.New("python3 timed out")
+
+// cappedBuffer keeps the first max bytes written to it; a write beyond
+// them sets over, calls full (once) and fails, which ends the copy from the
+// process.
+type cappedBuffer struct {
+	strings.Builder
+	max  int
+	over bool
+	full func()
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.over {
+		return 0, errors.New("more than the bytes wanted")
+	}
+	if b.Len()+len(p) > b.max {
+		b.WriteString(string(p[:b.max-b.Len()]))
+		b.over = true
+		if b.full != nil {
+			b.full()
+		}
+		return 0, errors.New("more than the bytes wanted")
+	}
+	return b.Builder.Write(p)
 }
 
 func exists(p string) bool {

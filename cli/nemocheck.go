@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
+	"go.yaml.in/yaml/v3"
 )
 
 // gymkit check --nemo: what NeMo Gym's launcher (gym env start) would do with
@@ -37,6 +39,7 @@ const (
 	findPath     = "path"      // a path key of a gymkit server that will not resolve under its folder
 	findPort     = "port"      // two servers on one port, a disallowed port, the head server's, one in use
 	findConfig   = "config"    // a problem gymkit serve --nemo would refuse the instance for
+	findBinary   = "binary"    // GYMKIT_BIN, which every gymkit app.py runs, does not register the server type
 )
 
 // launcherPython finds NeMo's install root: the folder above the nemo_gym
@@ -77,24 +80,58 @@ type nemoRoot struct {
 type nemoBlock struct {
 	name, kind, impl string // <name>: <kind>: <impl>: {...}
 	block            map[string]any
-	gymkit           bool   // a resources server of a type registered in this binary
-	folder           string // the folder the launcher would cd into (absolute)
-	root             int    // index of the root it is found under; -1: not found
-	shadowed         bool   // gymkit, found, and its entrypoint exists but does not run gymkit
+	// gymkit: a gymkit resources server. The launcher's folder for it runs
+	// gymkit's app.py; or, where it would not (shadowed) or there is none,
+	// its type is registered in this binary or some root holds a gymkit
+	// folder of that name.
+	gymkit     bool
+	registered bool       // its type is registered in this binary
+	app        *gymkitApp // what the folder's gymkit app.py says (nil: not gymkit's, or an app.py without it)
+	folder     string     // the folder the launcher would cd into (absolute)
+	root       int        // index of the root it is found under; -1: not found
+	shadowed   bool       // gymkit, found, and its entrypoint exists but is not gymkit's app.py
 }
 
 // rel is the folder the launcher looks for under each root: <kind>/<impl>.
 func (b nemoBlock) rel() string { return filepath.Join(b.kind, b.impl) }
 
-// otherEntrypoint reports whether b's folder holds an entrypoint that is not
-// a gymkit app.py (which execs the binary with "serve", "--nemo").
-func (b nemoBlock) otherEntrypoint() bool {
-	ep, _ := b.block["entrypoint"].(string)
-	if ep == "" {
-		ep = "app.py"
+// entrypoint is the file name of b's entrypoint, relative to its folder
+// (app.py when the block has none).
+func (b nemoBlock) entrypoint() string {
+	if ep, _ := b.block["entrypoint"].(string); ep != "" {
+		return ep
 	}
-	src, err := os.ReadFile(filepath.Join(b.folder, ep))
-	return err == nil && !strings.Contains(string(src), `"serve", "--nemo"`)
+	return "app.py"
+}
+
+// gymkitApp is what the GYMKIT_APP line of a gymkit app.py says: the
+// module root it builds in (absolute, from the file it really is, links
+// resolved, as app.py finds it), the binary's name (bin/<binary>) and the
+// package go build builds.
+type gymkitApp struct {
+	root, binary, pkg string
+}
+
+// gymkitAppLine is the line of the app.py template that marks gymkit's
+// app.py (cli/templates/app.py.tmpl).
+var gymkitAppLine = regexp.MustCompile(`(?m)^GYMKIT_APP = \("([^"]*)", "([^"]*)", "([^"]*)"\)$`)
+
+// readGymkitApp reports whether the file at path is a gymkit app.py, and
+// what its GYMKIT_APP line says (nil for an app.py written before that
+// line, which execs the binary with "serve", "--nemo").
+func readGymkitApp(path string) (app *gymkitApp, ok bool) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	if m := gymkitAppLine.FindSubmatch(src); m != nil {
+		dir := filepath.Dir(path)
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			dir = filepath.Dir(real)
+		}
+		return &gymkitApp{root: filepath.Join(dir, string(m[1])), binary: string(m[2]), pkg: string(m[3])}, true
+	}
+	return nil, strings.Contains(string(src), `"serve", "--nemo"`)
 }
 
 // key is the dotted key of b's block: <name>.<kind>.<impl>.
@@ -114,6 +151,7 @@ type nemoCheck struct {
 	editable bool     // NeMo's install root holds pyproject.toml (an editable checkout)
 	notes    []string // said on stderr, not findings
 	findings []nemoFinding
+	typesOf  map[string]typesAnswer // the server types of the gymkit binaries run, by path
 }
 
 func (c *nemoCheck) find(kind, subject, format string, args ...any) {
@@ -290,6 +328,7 @@ func runCheckNemo(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		c.folderFindings(b)
 	}
 	c.setupFindings(blocks, tree)
+	c.binaryFindings(ctx, blocks, tree)
 	for _, b := range blocks {
 		if b.gymkit && b.root >= 0 && !b.shadowed {
 			c.pathFindings(b, pathKeys[b.name], tree)
@@ -454,7 +493,8 @@ func (c *nemoCheck) lookup(rel string, valid func(string) bool) (string, int) {
 // blocks lists the servers the launcher would start, by top-level name: a
 // top-level mapping with one server kind holding one server whose block
 // has an entrypoint (a gymkit server without one is listed too, to be
-// reported).
+// reported). A resources server is gymkit's when the folder the launcher
+// would take runs gymkit's app.py, whatever this binary registers.
 func (c *nemoCheck) blocks(tree map[string]any) []nemoBlock {
 	var out []nemoBlock
 	for _, name := range slices.Sorted(maps.Keys(tree)) {
@@ -475,18 +515,55 @@ func (c *nemoCheck) blocks(tree map[string]any) []nemoBlock {
 				b := nemoBlock{name: name, kind: kind, impl: impl, block: block}
 				if kind == "resources_servers" {
 					_, err := framework.Lookup(impl)
-					b.gymkit = err == nil
+					b.registered = err == nil
 				}
-				if _, ok := block["entrypoint"]; !ok && !b.gymkit {
+				if _, ok := block["entrypoint"]; !ok && !b.registered {
 					continue
 				}
 				b.folder, b.root = c.lookup(b.rel(), isServerFolder)
-				b.shadowed = b.gymkit && b.root >= 0 && b.otherEntrypoint()
+				if kind == "resources_servers" {
+					ep := filepath.Join(b.folder, b.entrypoint())
+					app, isGymkit := readGymkitApp(ep)
+					switch {
+					case b.root >= 0 && isGymkit:
+						b.gymkit, b.app = true, app
+					default:
+						_, elsewhere := c.gymkitFolder(b)
+						_, servers := c.gymkitServersFolder(b)
+						b.gymkit = b.registered || elsewhere >= 0 || servers >= 0
+						b.shadowed = b.gymkit && b.root >= 0 && exists(ep)
+					}
+				}
 				out = append(out, b)
 			}
 		}
 	}
 	return out
+}
+
+// gymkitFolder is the first root's <kind>/<impl> whose entrypoint is
+// gymkit's app.py, marker file or not, and the root's index (-1: none).
+func (c *nemoCheck) gymkitFolder(b nemoBlock) (string, int) {
+	for i, r := range c.roots {
+		p := filepath.Join(r.abs, b.rel())
+		if _, ok := readGymkitApp(filepath.Join(p, b.entrypoint())); ok {
+			return p, i
+		}
+	}
+	return "", -1
+}
+
+// gymkitServersFolder is the first root's servers/<impl> (where gymkit new
+// writes an environment) whose app.py is gymkit's, and the root's index
+// (-1: none).
+func (c *nemoCheck) gymkitServersFolder(b nemoBlock) (string, int) {
+	for i, r := range c.roots {
+		p := filepath.Join(r.abs, "servers", b.impl)
+		if _, ok := readGymkitApp(filepath.Join(p, "app.py")); ok {
+			return p, i
+		}
+	}
+	return "", -1
 }
 
 // folderFindings: shadowed, not-found and layout.
@@ -498,7 +575,7 @@ func (c *nemoCheck) folderFindings(b nemoBlock) {
 	}
 	switch {
 	case b.shadowed:
-		whose := "a server that is not gymkit's (its entrypoint does not run gymkit serve --nemo)"
+		whose := "a server that is not gymkit's (its entrypoint is not gymkit's app.py)"
 		if b.root == c.nemo {
 			whose = "NeMo's own Python server"
 		}
@@ -602,6 +679,235 @@ func sameDir(a, b string) bool {
 		return filepath.Clean(a) == filepath.Clean(b)
 	}
 	return ra == rb
+}
+
+// binaryFindings checks each gymkit server the launcher would start
+// through gymkit's app.py against the binary that app.py would run:
+// GYMKIT_BIN when set (every app.py runs it then), which must register the
+// server's type (a binary finding otherwise); else, for a type this binary
+// does not register (an environment of another module), the bin/<binary>
+// of the module its GYMKIT_APP line names, when built. The keys of a type
+// registered here are checked in process (configFindings, decodeFindings,
+// pathFindings); those of another type by that binary's own check, run on
+// the block as the launcher resolves it in the server folder (config
+// findings); a server no binary can check gets a note.
+func (c *nemoCheck) binaryFindings(ctx context.Context, blocks []nemoBlock, tree map[string]any) {
+	env := os.Getenv("GYMKIT_BIN")
+	envBroken := false
+	for _, b := range blocks {
+		if _, started := b.block["entrypoint"]; !started || !b.gymkit || b.root < 0 || b.shadowed {
+			continue
+		}
+		runner := ""
+		if env != "" {
+			runner = env
+			if !filepath.IsAbs(runner) {
+				runner = filepath.Join(b.folder, runner) // app.py runs in the server folder
+			}
+			types, err := c.types(ctx, runner)
+			switch {
+			case err != nil && !envBroken:
+				envBroken = true
+				c.find(findBinary, "GYMKIT_BIN", "GYMKIT_BIN=%s, which every gymkit app.py runs when it is set, %v: no gymkit server of this config would start", env, err)
+				continue
+			case err != nil:
+				continue
+			case !slices.Contains(types, b.impl):
+				c.find(findBinary, b.name, "GYMKIT_BIN=%s does not register server type %s (%s): every gymkit app.py runs that binary when GYMKIT_BIN is set, so this server would exit 2 at its start; "+
+					"unset GYMKIT_BIN (each app.py then runs its own module's binary), or set it to a binary whose main package blank-imports every gymkit environment of the config (docs/nemo.md)",
+					env, b.impl, registeredList(types))
+				continue
+			}
+		}
+		if b.registered {
+			continue // checked in process
+		}
+		build := ""
+		if b.app != nil {
+			build = fmt.Sprintf("cd %s && go build -o bin/%s %s", b.app.root, b.app.binary, b.app.pkg)
+			if p := filepath.Join(b.app.root, "bin", b.app.binary); runner == "" && executable(p) {
+				runner = p
+			}
+		}
+		switch {
+		case runner == "" && b.app == nil:
+			c.notes = append(c.notes, fmt.Sprintf("%s's keys are not checked: its folder runs a gymkit app.py without a GYMKIT_APP line (from an older gymkit new), and server type %s is not registered in this binary; run the check --nemo of the binary that app.py runs", b.name, b.impl))
+			continue
+		case runner == "":
+			c.notes = append(c.notes, fmt.Sprintf("%s's keys are not checked: server type %s is not registered in this binary, and %s, the binary its app.py runs, is not built; build it (%s) and run gymkit check --nemo again",
+				b.name, b.impl, filepath.Join(b.app.root, "bin", b.app.binary), build))
+			continue
+		}
+		if env == "" {
+			types, err := c.types(ctx, runner)
+			if err != nil || !slices.Contains(types, b.impl) {
+				why := "does not register server type " + b.impl + " (a build older than its source? app.py builds it again before it starts)"
+				if err != nil {
+					why = err.Error()
+				}
+				c.notes = append(c.notes, fmt.Sprintf("%s's keys are not checked: server type %s is not registered in this binary, and %s, the binary its app.py runs, %s; build it (%s) and run gymkit check --nemo again",
+					b.name, b.impl, runner, why, build))
+				continue
+			}
+		}
+		c.checkWith(ctx, runner, b, tree)
+	}
+}
+
+// registeredList names the server types a binary registers, for a message.
+func registeredList(types []string) string {
+	if len(types) == 0 {
+		return "it registers none"
+	}
+	return "it registers " + strings.Join(types, ", ")
+}
+
+// executable reports whether path is a regular file with an execute bit.
+func executable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+// types lists the server types the gymkit binary bin registers: this
+// binary's own, or what `bin types` prints. The answers are kept by path.
+func (c *nemoCheck) types(ctx context.Context, bin string) ([]string, error) {
+	if c.typesOf == nil {
+		c.typesOf = map[string]typesAnswer{}
+	}
+	if a, ok := c.typesOf[bin]; ok {
+		return a.types, a.err
+	}
+	var a typesAnswer
+	defer func() { c.typesOf[bin] = a }()
+	if !executable(bin) {
+		a.err = errors.New("is not an executable file")
+		return nil, a.err
+	}
+	if self, err := os.Executable(); err == nil && sameFile(self, bin) {
+		a.types = framework.Names()
+		return a.types, nil
+	}
+	code, stdout, stderr, err := runBinary(ctx, bin, "", "types")
+	if err == nil && code != 0 {
+		err = fmt.Errorf("exit status %d: %s", code, lastLine(stderr))
+	}
+	if err != nil {
+		a.err = fmt.Errorf("cannot list its server types (%s types: %v)", bin, err)
+		return nil, a.err
+	}
+	for line := range strings.SplitSeq(stdout, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.Contains(line, " ") {
+			a.types = append(a.types, line)
+		}
+	}
+	return a.types, nil
+}
+
+// typesAnswer is what types found for one binary.
+type typesAnswer struct {
+	types []string
+	err   error
+}
+
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// checkWith runs `runner check --config FILE` in b's folder (the working
+// directory the launcher gives the server, against which a relative path
+// resolves), FILE holding b's block as the launcher config resolves it and
+// the top-level settings gymkit reads, and reports each problem it prints
+// as a config finding of b.
+func (c *nemoCheck) checkWith(ctx context.Context, runner string, b nemoBlock, tree map[string]any) {
+	block, ok := tree[b.name]
+	if !ok {
+		return // not resolved: noted already
+	}
+	doc := map[string]any{b.name: block}
+	for _, k := range gymkitSettings {
+		if v, ok := tree[k]; ok {
+			doc[k] = v
+		}
+	}
+	note := func(format string, args ...any) {
+		c.notes = append(c.notes, fmt.Sprintf("%s's keys are not checked: "+format, append([]any{b.name}, args...)...))
+	}
+	src, err := yaml.Marshal(doc)
+	if err != nil {
+		note("%v", err)
+		return
+	}
+	f, err := os.CreateTemp("", "gymkit-check-nemo-*.yaml")
+	if err != nil {
+		note("%v", err)
+		return
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(src)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		note("%v", err)
+		return
+	}
+	code, _, stderr, err := runBinary(ctx, runner, b.folder, "check", "--config", f.Name())
+	switch {
+	case err != nil:
+		note("%s check: %v", runner, err)
+		return
+	case code == 0:
+		return
+	}
+	where := regexp.MustCompile(regexp.QuoteMeta(f.Name()) + `(:\d+)?: `)
+	found := false
+	for line := range strings.SplitSeq(stderr, "\n") {
+		if !strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "\t\t") {
+			continue
+		}
+		msg := where.ReplaceAllString(line[1:], "")
+		c.find(findConfig, b.name, "%s (checked by %s check, in %s)", strings.ReplaceAll(msg, f.Name(), "the block"), runner, b.folder)
+		found = true
+	}
+	if !found {
+		note("%s check: exit status %d: %s", runner, code, lastLine(stderr))
+	}
+}
+
+// runBinary runs bin with args in dir ("" for this process's), bounded as
+// the python3 look-up is: 60 s, 64 KiB of stdout and of stderr, a process
+// group of its own killed whole. It returns the exit status, or an error
+// when bin could not run or was killed.
+func runBinary(ctx context.Context, bin, dir string, args ...string) (code int, stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.WaitDelay = time.Second
+	ownProcessGroup(cmd)
+	so := &cappedBuffer{max: 64 << 10, full: cancel}
+	se := &cappedBuffer{max: 64 << 10, full: cancel}
+	cmd.Stdout, cmd.Stderr = so, se
+	err = cmd.Run()
+	killProcessGroup(cmd)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.Exited() {
+		return ee.ExitCode(), so.String(), se.String(), nil
+	}
+	if err != nil {
+		return -1, so.String(), se.String(), err
+	}
+	return 0, so.String(), se.String(), nil
 }
 
 // gymkitSettings are the top-level keys serve --nemo reads besides its

@@ -337,7 +337,7 @@ func TestCheckNemoShadowed(t *testing.T) {
 				return []string{"--search-dir", extra}
 			},
 			want: func(tr nemoTree, args []string) []string {
-				return []string{"example_mcp_weather: gym env start would run a server that is not gymkit's (its entrypoint does not run gymkit serve --nemo) " +
+				return []string{"example_mcp_weather: gym env start would run a server that is not gymkit's (its entrypoint is not gymkit's app.py) " +
 					args[1] + "/resources_servers/example_mcp_weather, not gymkit's example_mcp_weather: it is the first root's resources_servers/example_mcp_weather; make " + args[1] + "/resources_servers/example_mcp_weather the gymkit server's folder, or a link to it, holding app.py and requirements.txt (gymkit new writes them)"}
 			},
 		},

@@ -222,7 +222,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case err == nil:
 		return exitOK
 	case errors.As(err, &problems):
-		fmt.Fprintf(stderr, "gymkit serve: %v\n", explainProblems(problems))
+		explainProblems(problems)
+		if nemo {
+			gymkitBinHint(problems, os.Getenv("GYMKIT_BIN"))
+		}
+		fmt.Fprintf(stderr, "gymkit serve: %v\n", problems)
 		return exitUsage
 	case errors.As(err, &listenErr) && listenErr.InUse():
 		fmt.Fprintf(stderr, "gymkit serve: %v%s\n", listenErr, portInUseHint(nemo))

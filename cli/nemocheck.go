@@ -568,24 +568,13 @@ func (c *nemoCheck) gymkitServersFolder(b nemoBlock) (string, int) {
 
 // folderFindings: shadowed, not-found and layout.
 func (c *nemoCheck) folderFindings(b nemoBlock) {
-	first := filepath.Join(c.roots[0].abs, b.rel())
-	why := first + " does not exist"
-	if exists(first) {
-		why = first + " has neither requirements.txt nor pyproject.toml"
-	}
 	switch {
 	case b.shadowed:
 		whose := "a server that is not gymkit's (its entrypoint is not gymkit's app.py)"
 		if b.root == c.nemo {
 			whose = "NeMo's own Python server"
 		}
-		if b.root > 0 {
-			why = "no root before it holds " + b.rel() + " with requirements.txt or pyproject.toml (" + why + ")"
-		} else {
-			why = "it is the first root's " + b.rel()
-		}
-		c.find(findShadowed, b.name, "gym env start would run %s %s, not gymkit's %s: %s; make %s the gymkit server's folder, or a link to it, holding app.py and requirements.txt (gymkit new writes them)",
-			whose, b.folder, b.impl, why, first)
+		c.find(findShadowed, b.name, "gym env start would run %s %s, not gymkit's %s: %s", whose, b.folder, b.impl, c.unshadow(b))
 		return
 	case b.root < 0 && (b.gymkit || c.nemo >= 0):
 		what := "which does not exist: the launch fails"
@@ -612,6 +601,30 @@ func (c *nemoCheck) folderFindings(b nemoBlock) {
 	}
 }
 
+// unshadow says how to make the launcher take gymkit's folder for b, a
+// shadowed server: from the gymkit folder some root holds, else from
+// gymkit new's servers/<impl> some root holds, else in general.
+func (c *nemoCheck) unshadow(b nemoBlock) string {
+	if dir, i := c.gymkitFolder(b); i >= 0 {
+		if !isServerFolder(dir) {
+			return fmt.Sprintf("%s is gymkit's but holds neither requirements.txt nor pyproject.toml, so the launcher passes it by; add requirements.txt to it (gymkit new writes one, a comment only)", dir)
+		}
+		return fmt.Sprintf("%s is gymkit's, but its root (%d. %s) comes after %d. %s; name it first: gym env start --search-dir %s (or NEMO_GYM_EXTRA_ROOTS=%s)",
+			dir, i+1, c.roots[i].abs, b.root+1, c.roots[b.root].abs, c.roots[i].abs, c.roots[i].abs)
+	}
+	if dir, i := c.gymkitServersFolder(b); i >= 0 {
+		link := filepath.Join(c.roots[i].abs, b.rel())
+		return fmt.Sprintf("%s is gymkit's, but no %s leads to it; make %s a link to ../servers/%s holding requirements.txt, as gymkit new writes it", dir, b.rel(), link, b.impl)
+	}
+	msg := fmt.Sprintf("no root holds gymkit's %s (looked in %s); run gym env start in the folder that holds your resources_servers/%s "+
+		"(the root of the module gymkit new wrote it in, or gymkit's checkout for its shipped environments), or name that folder first with "+
+		"--search-dir DIR or NEMO_GYM_EXTRA_ROOTS=DIR", b.rel(), c.rootList(), b.impl)
+	if b.root == c.nemo {
+		msg += ", or give your environment a name NeMo's servers do not use"
+	}
+	return msg
+}
+
 func (c *nemoCheck) rootList() string {
 	var l []string
 	for _, r := range c.roots {
@@ -635,12 +648,30 @@ func (c *nemoCheck) setupFindings(blocks []nemoBlock, tree map[string]any) {
 		if skip && exists(filepath.Join(venv, "bin", "python")) && exists(filepath.Join(venv, "bin", "activate")) {
 			continue
 		}
-		if skip {
-			c.find(findSetup, b.name, "%s has no bin/python and bin/activate, so the setup step would run uv, which is not on PATH: create it (python3 -m venv --without-pip %s) or install uv", venv, venv)
-		} else {
-			c.find(findSetup, b.name, "the setup step would run uv (skip_venv_if_present is not true), which is not on PATH: install uv, or create %s (python3 -m venv --without-pip %s) and set skip_venv_if_present: true", venv, venv)
+		// gymkit's app.py needs Python's standard library only; NeMo's
+		// Python servers need nemo-gym and their requirements.
+		switch {
+		case skip && b.gymkit:
+			c.find(findSetup, b.name, "%s has no bin/python and bin/activate, so the setup step would run uv, which is not on PATH: create it (python3 -m venv --without-pip %s: gymkit's app.py needs Python's standard library only) or install uv", venv, venv)
+		case skip:
+			c.find(findSetup, b.name, "%s has no bin/python and bin/activate, so the setup step would run uv, which is not on PATH: install uv (the setup step installs the server's requirements with it), or create that .venv with them installed (a NeMo Python server needs nemo-gym and what %s lists)",
+				venv, requirements(b.folder))
+		case b.gymkit:
+			c.find(findSetup, b.name, "the setup step would run uv (skip_venv_if_present is not true), which is not on PATH: install uv, or create %s (python3 -m venv --without-pip %s: gymkit's app.py needs Python's standard library only) and set skip_venv_if_present: true", venv, venv)
+		default:
+			c.find(findSetup, b.name, "the setup step would run uv (skip_venv_if_present is not true), which is not on PATH: install uv (the setup step installs the server's requirements with it), or create %s with them installed (a NeMo Python server needs nemo-gym and what %s lists) and set skip_venv_if_present: true",
+				venv, requirements(b.folder))
 		}
 	}
+}
+
+// requirements is the marker file of a server folder that lists what its
+// setup step installs: requirements.txt, else pyproject.toml.
+func requirements(folder string) string {
+	if p := filepath.Join(folder, "pyproject.toml"); exists(p) && !exists(filepath.Join(folder, "requirements.txt")) {
+		return p
+	}
+	return filepath.Join(folder, "requirements.txt")
 }
 
 // venv is the .venv the launcher's setup step uses for b: <folder>/.venv,

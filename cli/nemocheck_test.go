@@ -110,7 +110,8 @@ func fakeNemo(t *testing.T) string {
 
 // launcherEnv makes cwd the working directory and gives the process a PATH
 // of python3 (and a stand-in uv, when withUV) only, a PYTHONPATH that finds
-// nemo's nemo_gym and no NEMO_GYM_EXTRA_ROOTS; it returns the PATH folder.
+// nemo's nemo_gym, and no NEMO_GYM_EXTRA_ROOTS or GYMKIT_BIN; it returns the
+// PATH folder.
 func launcherEnv(t *testing.T, cwd, nemo string, withUV bool) string {
 	t.Helper()
 	bin := t.TempDir()
@@ -126,6 +127,7 @@ func launcherEnv(t *testing.T, cwd, nemo string, withUV bool) string {
 	t.Setenv("PATH", bin)
 	t.Setenv("PYTHONPATH", nemo)
 	t.Setenv("NEMO_GYM_EXTRA_ROOTS", "")
+	t.Setenv("GYMKIT_BIN", "")
 	t.Chdir(cwd)
 	return bin
 }

@@ -110,7 +110,8 @@ Run "gymkit help <command>" or "gymkit <command> --help" for a command's usage.
 // "terminated signal received" (serve then drains, serve --nemo stops at
 // once, rollout stops starting rollouts); a second signal ends the process
 // at once (Go's default). Under serve --nemo, SIGHUP counts as SIGTERM
-// ("hangup signal received"), every signal after the first is ignored
+// ("hangup signal received"; not when it was ignored at start, as under
+// nohup), every signal after the first is ignored
 // (NeMo's launcher sends a second SIGINT right after the terminal's), and
 // the process exits within 900 ms of the first whatever blocks it
 // (docs/cli.md). The exit statuses are 0 (success or help), 1 (a build,
@@ -151,14 +152,17 @@ type signalPolicy struct {
 type signalPolicyKey struct{}
 
 // nemoSignals applies serve --nemo's signal policy when ctx comes from
-// Main: SIGHUP is caught as SIGTERM is (the first cancels ctx), and every
-// signal after the first is ignored until the process exits. It reports
-// whether ctx comes from Main; under Run it does nothing.
+// Main: SIGHUP is caught as SIGTERM is (the first cancels ctx), unless the
+// process was started with SIGHUP ignored (nohup), and every signal after
+// the first is ignored until the process exits. It reports whether ctx
+// comes from Main; under Run it does nothing.
 func nemoSignals(ctx context.Context) bool {
 	p, ok := ctx.Value(signalPolicyKey{}).(*signalPolicy)
 	if ok {
 		p.absorb.Store(true)
-		signal.Notify(p.sigs, syscall.SIGHUP)
+		if !signal.Ignored(syscall.SIGHUP) {
+			signal.Notify(p.sigs, syscall.SIGHUP)
+		}
 	}
 	return ok
 }

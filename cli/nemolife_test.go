@@ -178,6 +178,47 @@ func TestServeNemoStopsAtOnce(t *testing.T) {
 	}
 }
 
+// serve --nemo started with SIGHUP ignored (nohup, which a launcher's
+// servers inherit) keeps ignoring it, and still stops at SIGINT.
+func TestServeNemoNohup(t *testing.T) {
+	t.Parallel()
+	port := closedPort(t)
+	dir := t.TempDir()
+	cmd := exec.Command("/bin/sh", "-c", `trap "" HUP; exec "$0" serve --nemo`, os.Args[0])
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), raceExitNow, runMainEnv+"=1", envConfigDict+"="+slowDict(port, filepath.Join(dir, "started")), envConfigPath+"=slow")
+	lines, stderr := newLineWriter(), new(syncBuffer)
+	cmd.Stdout, cmd.Stderr = lines, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	select {
+	case <-lines.lines:
+	case err := <-exited:
+		t.Fatalf("exited before it was ready (%v):\n%s", err, stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatal("no ready line after 60s")
+	}
+	_ = cmd.Process.Signal(syscall.SIGHUP)
+	select {
+	case err := <-exited:
+		t.Fatalf("SIGHUP, ignored at start, ended it (%v):\n%s", err, stderr.String())
+	case <-time.After(300 * time.Millisecond):
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err := <-exited:
+		if err != nil || !strings.Contains(stderr.String(), `cause="interrupt signal received"`) {
+			t.Errorf("exit %v after SIGINT, want 0 and the SIGINT as the cause:\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("still running 30s after SIGINT")
+	}
+}
+
 // After the first SIGINT, serve --nemo ignores the signals that follow,
 // where plain serve is ended by a second one. The first SIGINT comes while
 // the instance is being built (a Provision that waits for the test), the

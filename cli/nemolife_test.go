@@ -179,43 +179,54 @@ func TestServeNemoStopsAtOnce(t *testing.T) {
 }
 
 // serve --nemo started with SIGHUP ignored (nohup, which a launcher's
-// servers inherit) keeps ignoring it, and still stops at SIGINT.
+// servers inherit), by itself or through app.py (which keeps it ignored
+// for the binary it runs), keeps ignoring it, and still stops at SIGINT.
 func TestServeNemoNohup(t *testing.T) {
 	t.Parallel()
-	port := closedPort(t)
-	dir := t.TempDir()
-	cmd := exec.Command("/bin/sh", "-c", `trap "" HUP; exec "$0" serve --nemo`, os.Args[0])
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), raceExitNow, runMainEnv+"=1", envConfigDict+"="+slowDict(port, filepath.Join(dir, "started")), envConfigPath+"=slow")
-	lines, stderr := newLineWriter(), new(syncBuffer)
-	cmd.Stdout, cmd.Stderr = lines, stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	select {
-	case <-lines.lines:
-	case err := <-exited:
-		t.Fatalf("exited before it was ready (%v):\n%s", err, stderr.String())
-	case <-time.After(60 * time.Second):
-		t.Fatal("no ready line after 60s")
-	}
-	_ = cmd.Process.Signal(syscall.SIGHUP)
-	select {
-	case err := <-exited:
-		t.Fatalf("SIGHUP, ignored at start, ended it (%v):\n%s", err, stderr.String())
-	case <-time.After(300 * time.Millisecond):
-	}
-	_ = cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case err := <-exited:
-		if err != nil || !strings.Contains(stderr.String(), `cause="interrupt signal received"`) {
-			t.Errorf("exit %v after SIGINT, want 0 and the SIGINT as the cause:\n%s", err, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("still running 30s after SIGINT")
+	for _, viaApp := range []bool{false, true} {
+		t.Run(fmt.Sprintf("app.py=%v", viaApp), func(t *testing.T) {
+			t.Parallel()
+			port := closedPort(t)
+			dir := t.TempDir()
+			cmd := exec.Command("/bin/sh", "-c", `trap "" HUP; exec "$0" serve --nemo`, os.Args[0])
+			if viaApp {
+				gymkitFolder(t, dir, "example_mcp_weather")
+				cmd = exec.Command("/bin/sh", "-c", `trap "" HUP; cd resources_servers/example_mcp_weather && exec "$0" app.py`, pythonExe(t))
+			}
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), raceExitNow, runMainEnv+"=1", "GYMKIT_BIN="+os.Args[0],
+				envConfigDict+"="+slowDict(port, filepath.Join(dir, "started")), envConfigPath+"=slow")
+			lines, stderr := newLineWriter(), new(syncBuffer)
+			cmd.Stdout, cmd.Stderr = lines, stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			select {
+			case <-lines.lines:
+			case err := <-exited:
+				t.Fatalf("exited before it was ready (%v):\n%s", err, stderr.String())
+			case <-time.After(60 * time.Second):
+				t.Fatal("no ready line after 60s")
+			}
+			_ = cmd.Process.Signal(syscall.SIGHUP)
+			select {
+			case err := <-exited:
+				t.Fatalf("SIGHUP, ignored at start, ended it (%v):\n%s", err, stderr.String())
+			case <-time.After(300 * time.Millisecond):
+			}
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			select {
+			case err := <-exited:
+				if err != nil || !strings.Contains(stderr.String(), `cause="interrupt signal received"`) {
+					t.Errorf("exit %v after SIGINT, want 0 and the SIGINT as the cause:\n%s", err, stderr.String())
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("still running 30s after SIGINT")
+			}
+		})
 	}
 }
 

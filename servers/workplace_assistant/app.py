@@ -28,7 +28,8 @@ a launcher that is gone (the process that started app.py exited, or had exited b
 app.py started: its parent is then not of its process group, whose leader, the
 launcher, has exited): the server is not started then. SIGINT, SIGTERM or SIGHUP while
 building stops the build (go runs in a process group of its own, killed whole) and
-exits with status 128 + the signal's number, without a traceback.
+exits with status 128 + the signal's number, without a traceback; a signal ignored when
+app.py started (SIGHUP under nohup) stays ignored, for the binary it runs too.
 """
 
 import fcntl
@@ -272,14 +273,18 @@ def find_binary():
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGTERM, stopped)
-    signal.signal(signal.SIGHUP, stopped)
+    # SIGTERM and SIGHUP stop a build, unless ignored (nohup): the binary inherits them as they were.
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    for sig, handler in handlers.items():
+        if handler != signal.SIG_IGN:
+            signal.signal(sig, stopped)
     try:
         check_launcher()
         binary = find_binary()
         check_launcher()
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+        for sig, handler in handlers.items():
+            if handler is not None:
+                signal.signal(sig, handler)
     except KeyboardInterrupt:
         sys.exit(130)  # Ctrl-C while building or waiting for a build: no traceback
     except Stopped as e:

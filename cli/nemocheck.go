@@ -814,7 +814,7 @@ func (c *nemoCheck) types(ctx context.Context, bin string) ([]string, error) {
 		a.err = errors.New("is not an executable file")
 		return nil, a.err
 	}
-	if self, err := os.Executable(); err == nil && sameFile(self, bin) {
+	if self, err := os.Executable(); err == nil && sameBinary(self, bin) {
 		a.types = framework.Names()
 		return a.types, nil
 	}
@@ -840,7 +840,8 @@ type typesAnswer struct {
 	err   error
 }
 
-func sameFile(a, b string) bool {
+// sameBinary reports whether the paths a and b name one existing file.
+func sameBinary(a, b string) bool {
 	fa, err1 := os.Stat(a)
 	fb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)

@@ -189,10 +189,13 @@ def unbuilt(why):
 
 def run_go(go, tmp):
     """go build into tmp, in a process group of its own, killed whole if app.py is stopped."""
+    # A stop is held back until the build's pid is known (go gets app.py's signal mask back).
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
     proc = None
     try:
         proc = subprocess.Popen([go, "build", "-o", tmp, PACKAGE], cwd=ROOT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, mask))
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         return proc.wait()
     except BaseException:
         if proc is not None:
@@ -202,6 +205,8 @@ def run_go(go, tmp):
                 pass
             proc.wait()
         raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def build(go):

@@ -280,8 +280,8 @@ func TestAppPyLauncherGoneAtStart(t *testing.T) {
 // servers as NeMo's launcher does (Popen(shell=True, executable=/bin/bash)
 // of `cd <folder> && python3 app.py`, the config in the environment) and
 // exits at once, while python still starts app.py. No server survives it:
-// each says in one line that its launcher is gone (app.py, or gymkit when
-// it got that far) and exits.
+// each says that its launcher is gone (app.py in one line, or gymkit when it
+// got that far) and exits.
 func TestNemoLauncherDiesWhileSpawning(t *testing.T) {
 	t.Parallel()
 	root, err := filepath.EvalSymlinks(t.TempDir())
@@ -319,6 +319,13 @@ for i in range(4):
 		t.Fatalf("launcher: %v\n%s", err, stderr.String())
 	}
 	exited := time.Now()
+	// Usually app.py starts after the launcher exited and says so in one line;
+	// on a loaded machine it (or gymkit) may start before, and see the
+	// launcher go: app.py's line then names its parent, gymkit stops as at a
+	// signal.
+	gone := regexp.MustCompile(`^(app\.py \(example_mcp_weather\): the process that started app\.py .*is gone.*: not starting the server\n|` +
+		`gymkit serve: --nemo: the process that started this one .*is gone.*: not serving\n|` +
+		`(?s:.*msg="stopping at once: no new connections; the requests in flight are cut" cause="the process that started this one .*is gone.*msg=stopped\n))$`)
 	pids := strings.Fields(string(out))
 	if len(pids) != 4 {
 		t.Fatalf("launcher printed %q, want 4 pids", out)
@@ -333,8 +340,8 @@ for i in range(4):
 		}
 		errFile := filepath.Join(logs, fmt.Sprintf("server%d.err", i))
 		b, _ := os.ReadFile(errFile)
-		if !launcherGone(cmd.Process.Pid, `^app\.py \(example_mcp_weather\): `).Match(b) && !launcherGone(cmd.Process.Pid, `^gymkit serve: --nemo: `).Match(b) {
-			t.Errorf("server %d (pid %d) wrote %q, want one line saying that its launcher is gone", i, pid, b)
+		if !gone.Match(b) {
+			t.Errorf("server %d (pid %d) wrote %q, want it to say that its launcher is gone", i, pid, b)
 		}
 	}
 }

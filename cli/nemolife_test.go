@@ -591,9 +591,10 @@ func TestServeNemoStopDeadline(t *testing.T) {
 				_ = cmd.Process.Signal(syscall.SIGINT)
 			}
 			gone := waitGone(t, pid, 30*time.Second)
-			// 900 ms, and the scheduling of a loaded machine: the launcher's
-			// SIGKILL at 1 s would end it then anyway.
-			if took := gone.Sub(first); took > 1500*time.Millisecond {
+			// 900 ms (1 s after a parent's death: the watch reads every 100 ms),
+			// and the scheduling of a loaded machine; without the deadline it
+			// would not exit at all.
+			if took := gone.Sub(first); took > 2*time.Second {
 				t.Errorf("exited %v after the stop began, want about 900ms", took)
 			}
 			if !tc.parent {

@@ -89,7 +89,7 @@ func TestAppPyStopDuringBuild(t *testing.T) {
 			if !errors.As(err, &ee) || ee.ExitCode() != 128+int(sig) || stdout.String() != "" || stderr.String() != "" {
 				t.Errorf("app.py: %v, stdout %q, stderr %q; want exit status %d and no output", err, stdout.String(), stderr.String(), 128+int(sig))
 			}
-			if took := waitGone(t, gopid, 5*time.Second).Sub(signaled); took > 2*time.Second {
+			if took := waitGone(t, gopid, 10*time.Second).Sub(signaled); took > 5*time.Second { // before: its 60 s
 				t.Errorf("go build ended %v after app.py's %v", took, sig)
 			}
 			for deadline := time.Now().Add(5 * time.Second); groupRuns(gopid); time.Sleep(5 * time.Millisecond) {
@@ -318,7 +318,6 @@ for i in range(4):
 	if err != nil {
 		t.Fatalf("launcher: %v\n%s", err, stderr.String())
 	}
-	exited := time.Now()
 	// Usually app.py starts after the launcher exited and says so in one line;
 	// on a loaded machine it (or gymkit) may start before, and see the
 	// launcher go: app.py's line then names its parent, gymkit stops as at a
@@ -335,9 +334,7 @@ for i in range(4):
 		if err != nil {
 			t.Fatal(err)
 		}
-		if took := waitGone(t, pid, 10*time.Second).Sub(exited); took > 5*time.Second {
-			t.Errorf("server %d (pid %d) exited %v after its launcher", i, pid, took)
-		}
+		waitGone(t, pid, 30*time.Second) // in a few hundred ms; before, never
 		errFile := filepath.Join(logs, fmt.Sprintf("server%d.err", i))
 		b, _ := os.ReadFile(errFile)
 		if !gone.Match(b) {

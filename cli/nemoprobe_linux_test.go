@@ -48,8 +48,9 @@ func TestCheckNemoPythonProbe(t *testing.T) {
 			}
 			start := time.Now()
 			code, stdout, stderr := gymkitRun(t, "check", "--nemo", "configs/nemo.yaml")
-			took := time.Since(start)
-			if took > 6*time.Second {
+			// About 2 s at most here (the timeout); unbounded, python3's child
+			// held check --nemo for its 60 s. Slack for a loaded machine.
+			if took := time.Since(start); took > 15*time.Second {
 				t.Errorf("check --nemo took %v", took)
 			}
 			install := "  2. " + tr.nemo + ": NeMo's install root (python3's nemo_gym)\n"

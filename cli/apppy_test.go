@@ -224,6 +224,67 @@ func TestAppPy(t *testing.T) {
 			},
 		},
 		{
+			name:  "a build record dated in the future (a clock set back, an older app.py) is not trusted: built again",
+			procs: 1,
+			setup: func(t *testing.T, e env) (string, []string) {
+				fakeBinary(t, filepath.Join(e.root, "bin", "myenvs"), "old")
+				mkfile(t, filepath.Join(e.root, "bin", ".myenvs.build"), "9999999999.000000 ok 1\n")
+				return filepath.Join(e.root, "resources_servers", "my_env"), nil
+			},
+			check: func(t *testing.T, e env, runs []appRun, builds []string) {
+				if len(builds) != 1 || runs[0].code != 0 || !strings.HasPrefix(runs[0].stdout, "build ") || runs[0].stderr != "" {
+					t.Errorf("%+v, builds %q; want the binary built again and run", runs, builds)
+				}
+			},
+		},
+		{
+			name:  "bin/myenvs is a directory: one line, exit 1",
+			procs: 1,
+			setup: func(t *testing.T, e env) (string, []string) {
+				if err := os.MkdirAll(filepath.Join(e.root, "bin", "myenvs"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				return filepath.Join(e.root, "resources_servers", "my_env"), nil
+			},
+			check: func(t *testing.T, e env, runs []appRun, builds []string) {
+				want := "app.py (my_env): " + filepath.Join(e.root, "bin", "myenvs") + " is a directory: remove it (app.py builds the binary there)\n"
+				if len(builds) != 0 || runs[0].code != 1 || runs[0].stdout != "" || runs[0].stderr != want {
+					t.Errorf("%+v, builds %q; want exit 1 and %q", runs, builds, want)
+				}
+			},
+		},
+		{
+			name:  "the build record is a directory: one line, exit 1",
+			procs: 1,
+			setup: func(t *testing.T, e env) (string, []string) {
+				if err := os.MkdirAll(filepath.Join(e.root, "bin", ".myenvs.build"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				return filepath.Join(e.root, "resources_servers", "my_env"), nil
+			},
+			check: func(t *testing.T, e env, runs []appRun, builds []string) {
+				want := "app.py (my_env): " + filepath.Join(e.root, "bin", ".myenvs.build") + " is a directory: remove it (app.py records its builds there)\n"
+				if len(builds) != 0 || runs[0].code != 1 || runs[0].stdout != "" || runs[0].stderr != want {
+					t.Errorf("%+v, builds %q; want exit 1 and %q", runs, builds, want)
+				}
+			},
+		},
+		{
+			name:  "go found through an empty PATH entry (the working directory, the server folder): run as that file",
+			procs: 1,
+			setup: func(t *testing.T, e env) (string, []string) {
+				if err := os.Rename(filepath.Join(e.fakebin, "go"), filepath.Join(e.root, "servers", "my_env", "go")); err != nil {
+					t.Fatal(err)
+				}
+				return filepath.Join(e.root, "resources_servers", "my_env"), []string{"PATH=:" + e.fakebin}
+			},
+			check: func(t *testing.T, e env, runs []appRun, builds []string) {
+				if len(builds) != 1 || runs[0].code != 0 || !strings.HasPrefix(runs[0].stdout, "build ") || runs[0].stderr != "" {
+					t.Errorf("%+v, builds %q; want the binary built by the folder's go, and run", runs, builds)
+				}
+			},
+		},
+		{
 			name:  "the folder linked from another root (another depth): links are resolved before the module root",
 			procs: 1,
 			setup: func(t *testing.T, e env) (string, []string) {

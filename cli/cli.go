@@ -109,28 +109,30 @@ Run "gymkit help <command>" or "gymkit <command> --help" for a command's usage.
 // first SIGINT or SIGTERM, with the cause "interrupt signal received" or
 // "terminated signal received" (serve then drains, serve --nemo stops at
 // once, rollout stops starting rollouts); a second signal ends the process
-// at once (Go's default), except under serve --nemo, where every later
-// SIGINT or SIGTERM is ignored (NeMo's launcher sends a second SIGINT right
-// after the terminal's; docs/cli.md). The exit statuses are 0 (success or
-// help), 1 (a build, bind, serve, drain or rollout failure) and 2 (a usage
-// or configuration error); each subcommand's help states its own.
+// at once (Go's default). Under serve --nemo, SIGHUP counts as SIGTERM
+// ("hangup signal received"; not when it was ignored at start, as under
+// nohup), every signal after the first is ignored
+// (NeMo's launcher sends a second SIGINT right after the terminal's), and
+// the process exits within 900 ms of the first whatever blocks it
+// (docs/cli.md). The exit statuses are 0 (success or help), 1 (a build,
+// bind, serve, drain or rollout failure) and 2 (a usage or configuration
+// error); each subcommand's help states its own.
 //
 // Main may be called once per process (it installs the signal handler);
 // [Run] is the same without signals or process streams.
 func Main(ctx context.Context, args []string) int {
-	policy := new(signalPolicy)
+	policy := &signalPolicy{sigs: make(chan os.Signal, 1)}
 	ctx, cancel := context.WithCancelCause(context.WithValue(ctx, signalPolicyKey{}, policy))
 	defer cancel(nil)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(policy.sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		sig := <-sigs
+		sig := <-policy.sigs
 		cancel(signalCause{sig})
 		if !policy.absorb.Load() {
-			signal.Stop(sigs) // a second signal ends the process at once
+			signal.Stop(policy.sigs) // a second signal ends the process at once
 			return
 		}
-		for range sigs { // serve --nemo: later signals change nothing
+		for range policy.sigs { // serve --nemo: later signals change nothing
 		}
 	}()
 	if len(args) > 0 {
@@ -143,18 +145,26 @@ func Main(ctx context.Context, args []string) int {
 // puts it in the context it gives the subcommand; a subcommand sets absorb
 // (serve --nemo) before it starts its work.
 type signalPolicy struct {
-	absorb atomic.Bool // ignore every later SIGINT and SIGTERM
+	sigs   chan os.Signal // Main's signal channel
+	absorb atomic.Bool    // ignore every later SIGINT, SIGTERM and SIGHUP
 }
 
 type signalPolicyKey struct{}
 
-// absorbLaterSignals asks Main, when ctx comes from it, to ignore every
-// SIGINT and SIGTERM after the first (which still cancels ctx) until the
-// process exits. Under Run (no Main) it does nothing.
-func absorbLaterSignals(ctx context.Context) {
-	if p, ok := ctx.Value(signalPolicyKey{}).(*signalPolicy); ok {
+// nemoSignals applies serve --nemo's signal policy when ctx comes from
+// Main: SIGHUP is caught as SIGTERM is (the first cancels ctx), unless the
+// process was started with SIGHUP ignored (nohup), and every signal after
+// the first is ignored until the process exits. It reports whether ctx
+// comes from Main; under Run it does nothing.
+func nemoSignals(ctx context.Context) bool {
+	p, ok := ctx.Value(signalPolicyKey{}).(*signalPolicy)
+	if ok {
 		p.absorb.Store(true)
+		if !signal.Ignored(syscall.SIGHUP) {
+			signal.Notify(p.sigs, syscall.SIGHUP)
+		}
 	}
+	return ok
 }
 
 // signalCause is the cause of Main's context at the first signal; its text

@@ -47,6 +47,33 @@ func explainProblems(ps config.Problems) config.Problems {
 	return ps
 }
 
+// gymkitBinHint rewrites, in place, every unknown-server-type problem of ps
+// (as explainProblems leaves it) for serve --nemo run by an app.py while
+// GYMKIT_BIN is set (bin, "" when unset): every gymkit app.py then runs that
+// one binary, so the usual fix (a blank import) is not the first one.
+func gymkitBinHint(ps config.Problems, bin string) {
+	if bin == "" {
+		return
+	}
+	for i, p := range ps {
+		rest, ok := strings.CutPrefix(p.Message, unknownTypePrefix)
+		if !ok {
+			continue
+		}
+		var name string
+		if _, err := fmt.Sscanf(rest, "%q", &name); err != nil {
+			continue
+		}
+		list := "none registered"
+		if names := host.Names(); len(names) > 0 {
+			list = "registered: " + strings.Join(names, ", ")
+		}
+		ps[i].Message = fmt.Sprintf("unknown server type %q (%s); GYMKIT_BIN=%s is set, and every gymkit app.py runs that binary when it is: "+
+			"unset GYMKIT_BIN so that each environment's app.py runs its own module's binary, or set it to a binary whose main package "+
+			"blank-imports the package that calls framework.Register(%q, ...) (docs/nemo.md)", name, list, bin, name)
+	}
+}
+
 // writeTypes prints the registered server types one per line, or one line
 // saying that none is registered and why.
 func writeTypes(w io.Writer, names []string) {

@@ -81,9 +81,15 @@ folder on stdout, then each finding on stderr as
 
 	<kind>: <instance or key>: <message>
 
+A resources server is gymkit's when its folder's app.py is gymkit's (the GYMKIT_APP
+line gymkit new writes), whichever module it comes from. Its keys are checked in
+process when this binary registers its type, else by the check of the binary its
+app.py would run (GYMKIT_BIN, else its module's bin/<binary> when built; a note says
+how to check them when there is none).
+
 The kinds:
-  shadowed   a gymkit server type whose folder would be another server's: NeMo's
-             own Python server of that name, when no earlier root holds the gymkit
+  shadowed   a gymkit server whose folder would be another server's: NeMo's own
+             Python server of that name, when no earlier root holds the gymkit
              folder with requirements.txt
   not-found  no root holds the folder (a Python server: only when NeMo's install
              root is known)
@@ -98,6 +104,8 @@ The kinds:
              server's; a port (or the head server's) in use on this host now
              (found by listening on it for an instant)
   config     a problem serve --nemo would refuse a gymkit instance for
+  binary     GYMKIT_BIN is set (every gymkit app.py then runs that binary) and does
+             not register a gymkit server's type, or is not a binary
 Guide: docs/nemo.md.
 
 Exit status with --nemo: 0 no findings; 1 findings; 2 for a usage error, a config

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework"
 	"github.com/gymkit/gymkit/internal/testkit/syncbuf"
 )
@@ -24,9 +26,38 @@ const runMainEnv = "GYMKIT_TEST_RUN_MAIN"
 func TestMain(m *testing.M) {
 	if os.Getenv(runMainEnv) == "1" {
 		// gymkit itself, with the shipped environments and the test-only server type below registered
+		if name := os.Getenv(foreignTypeEnv); name != "" {
+			framework.Register(name, func() framework.Server { return new(foreignServer) })
+		}
 		os.Exit(Main(context.Background(), os.Args))
 	}
 	os.Exit(m.Run())
+}
+
+// foreignTypeEnv names a server type that the test binary registers only
+// when it runs as gymkit (runMainEnv): the type of an environment of
+// another module, which gymkit check --nemo run in process does not know.
+const foreignTypeEnv = "GYMKIT_TEST_FOREIGN_TYPE"
+
+// foreignServer is the server type of foreignTypeEnv: Provision fails when
+// data_dir does not exist.
+type foreignServer struct {
+	framework.Base
+	DataDir config.Path `koanf:"data_dir"`
+	Size    int         `koanf:"size"`
+}
+
+func (s *foreignServer) Provision(context.Context) error {
+	if _, err := os.Stat(s.DataDir.String()); s.DataDir != "" && err != nil {
+		return fmt.Errorf("data_dir: %w", err)
+	}
+	return nil
+}
+
+func (s *foreignServer) Routes(r *framework.Router) {
+	framework.Verify(r, func(context.Context, framework.VerifyRequest) (framework.VerifyResponse, error) {
+		return framework.VerifyResponse{}, nil
+	})
 }
 
 // slowServerType is a test-only server type: its /slow tool writes

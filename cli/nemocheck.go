@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/gymkit/gymkit/config"
 	"github.com/gymkit/gymkit/framework/host"
+	"go.yaml.in/yaml/v3"
 )
 
 // gymkit check --nemo: what NeMo Gym's launcher (gym env start) would do with
@@ -37,15 +39,32 @@ const (
 	findPath     = "path"      // a path key of a gymkit server that will not resolve under its folder
 	findPort     = "port"      // two servers on one port, a disallowed port, the head server's, one in use
 	findConfig   = "config"    // a problem gymkit serve --nemo would refuse the instance for
+	findBinary   = "binary"    // GYMKIT_BIN, which every gymkit app.py runs, does not register the server type
 )
 
 // launcherPython finds NeMo's install root: the folder above the nemo_gym
 // package that python3 imports (NeMo's PARENT_DIR), without running the
-// package's __init__.
-const launcherPython = `import importlib.util, os
+// package's __init__. The working directory is taken off sys.path first
+// (python3 -c puts it there; the launcher, a console script, has its own
+// folder there instead), so that a nemo_gym.py where check --nemo runs is not
+// taken for NeMo's; PYTHONSAFEPATH=1 (Python 3.11+) does the same at start.
+const launcherPython = `import sys
+if sys.path and sys.path[0] == "":
+    del sys.path[0]
+import importlib.util, os
 s = importlib.util.find_spec("nemo_gym")
 print(os.path.dirname(os.path.dirname(os.path.abspath(s.origin))) if s and s.origin else "")
 `
+
+// The bounds of the python3 look-up of NeMo's install root.
+var (
+	nemoProbeTimeout = 20 * time.Second // python3 answers, or is killed with its process group
+	nemoProbeDelay   = time.Second      // once it exited, how long its stdout may stay open (a child holding it)
+)
+
+// nemoProbeMax is the most check --nemo reads of python3's stdout and
+// stderr: a path, or an error's last line.
+const nemoProbeMax = 4 << 10
 
 // markers are the files that make a folder a server folder for the launcher.
 var markers = []string{"requirements.txt", "pyproject.toml"}
@@ -61,24 +80,58 @@ type nemoRoot struct {
 type nemoBlock struct {
 	name, kind, impl string // <name>: <kind>: <impl>: {...}
 	block            map[string]any
-	gymkit           bool   // a resources server of a type registered in this binary
-	folder           string // the folder the launcher would cd into (absolute)
-	root             int    // index of the root it is found under; -1: not found
-	shadowed         bool   // gymkit, found, and its entrypoint exists but does not run gymkit
+	// gymkit: a gymkit resources server. The launcher's folder for it runs
+	// gymkit's app.py; or, where it would not (shadowed) or there is none,
+	// its type is registered in this binary or some root holds a gymkit
+	// folder of that name.
+	gymkit     bool
+	registered bool       // its type is registered in this binary
+	app        *gymkitApp // what the folder's gymkit app.py says (nil: not gymkit's, or an app.py without it)
+	folder     string     // the folder the launcher would cd into (absolute)
+	root       int        // index of the root it is found under; -1: not found
+	shadowed   bool       // gymkit, found, and its entrypoint exists but is not gymkit's app.py
 }
 
 // rel is the folder the launcher looks for under each root: <kind>/<impl>.
 func (b nemoBlock) rel() string { return filepath.Join(b.kind, b.impl) }
 
-// otherEntrypoint reports whether b's folder holds an entrypoint that is not
-// a gymkit app.py (which execs the binary with "serve", "--nemo").
-func (b nemoBlock) otherEntrypoint() bool {
-	ep, _ := b.block["entrypoint"].(string)
-	if ep == "" {
-		ep = "app.py"
+// entrypoint is the file name of b's entrypoint, relative to its folder
+// (app.py when the block has none).
+func (b nemoBlock) entrypoint() string {
+	if ep, _ := b.block["entrypoint"].(string); ep != "" {
+		return ep
 	}
-	src, err := os.ReadFile(filepath.Join(b.folder, ep))
-	return err == nil && !strings.Contains(string(src), `"serve", "--nemo"`)
+	return "app.py"
+}
+
+// gymkitApp is what the GYMKIT_APP line of a gymkit app.py says: the
+// module root it builds in (absolute, from the file it really is, links
+// resolved, as app.py finds it), the binary's name (bin/<binary>) and the
+// package go build builds.
+type gymkitApp struct {
+	root, binary, pkg string
+}
+
+// gymkitAppLine is the line of the app.py template that marks gymkit's
+// app.py (cli/templates/app.py.tmpl).
+var gymkitAppLine = regexp.MustCompile(`(?m)^GYMKIT_APP = \("([^"]*)", "([^"]*)", "([^"]*)"\)$`)
+
+// readGymkitApp reports whether the file at path is a gymkit app.py, and
+// what its GYMKIT_APP line says (nil for an app.py written before that
+// line, which execs the binary with "serve", "--nemo").
+func readGymkitApp(path string) (app *gymkitApp, ok bool) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	if m := gymkitAppLine.FindSubmatch(src); m != nil {
+		dir := filepath.Dir(path)
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			dir = filepath.Dir(real)
+		}
+		return &gymkitApp{root: filepath.Join(dir, string(m[1])), binary: string(m[2]), pkg: string(m[3])}, true
+	}
+	return nil, strings.Contains(string(src), `"serve", "--nemo"`)
 }
 
 // key is the dotted key of b's block: <name>.<kind>.<impl>.
@@ -98,6 +151,7 @@ type nemoCheck struct {
 	editable bool     // NeMo's install root holds pyproject.toml (an editable checkout)
 	notes    []string // said on stderr, not findings
 	findings []nemoFinding
+	typesOf  map[string]typesAnswer // the server types of the gymkit binaries run, by path
 }
 
 func (c *nemoCheck) find(kind, subject, format string, args ...any) {
@@ -278,6 +332,7 @@ func runCheckNemo(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		c.folderFindings(b)
 	}
 	c.setupFindings(blocks, tree)
+	c.binaryFindings(ctx, blocks, tree)
 	for _, b := range blocks {
 		if b.gymkit && b.root >= 0 && !b.shadowed {
 			c.pathFindings(b, pathKeys[b.name], tree)
@@ -345,15 +400,29 @@ func (c *nemoCheck) searchRoots(ctx context.Context, searchDirs []string, extra 
 	}
 }
 
-// nemoInstallRoot is NeMo's install root as python3 on PATH finds it.
+// nemoInstallRoot is NeMo's install root as python3 on PATH finds it. The
+// look-up is bounded: python3 runs in a process group of its own, killed
+// whole after nemoProbeTimeout or once it wrote more than nemoProbeMax bytes
+// on stdout; its stdout left open by a child after it exited is closed
+// nemoProbeDelay later.
 func nemoInstallRoot(ctx context.Context) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeoutCause(ctx, nemoProbeTimeout, errProbeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "python3", "-c", launcherPython)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
+	cmd.Env = append(os.Environ(), "PYTHONSAFEPATH=1")
+	cmd.WaitDelay = nemoProbeDelay
+	ownProcessGroup(cmd)
+	stdout := &cappedBuffer{max: nemoProbeMax, full: func() { cancel() }}
+	stderr := &cappedBuffer{max: nemoProbeMax}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	err := cmd.Run()
+	killProcessGroup(cmd) // what python3 left running
+	switch {
+	case stdout.over:
+		return "", fmt.Errorf("python3 wrote more than %d bytes where a path was expected", nemoProbeMax)
+	case errors.Is(context.Cause(ctx), errProbeTimeout):
+		return "", fmt.Errorf("python3 did not answer within %v", nemoProbeTimeout)
+	case err != nil && !(errors.Is(err, exec.ErrWaitDelay) && stdout.Len() > 0):
 		msg := strings.TrimSpace(stderr.String())
 		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
 			msg = msg[i+1:]
@@ -363,11 +432,39 @@ func nemoInstallRoot(ctx context.Context) (string, error) {
 		}
 		return "", errors.New("python3 cannot look up nemo_gym: " + msg)
 	}
-	root := strings.TrimSpace(string(out))
+	root := strings.TrimSpace(stdout.String())
 	if root == "" {
 		return "", errors.New("python3 has no nemo_gym package")
 	}
 	return root, nil
+}
+
+// errProbeTimeout is the cause of the probe's context at its timeout.
+var errProbeTimeout = errors.New("python3 timed out")
+
+// cappedBuffer keeps the first max bytes written to it; a write beyond
+// them sets over, calls full (once) and fails, which ends the copy from the
+// process.
+type cappedBuffer struct {
+	strings.Builder
+	max  int
+	over bool
+	full func()
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.over {
+		return 0, errors.New("more than the bytes wanted")
+	}
+	if b.Len()+len(p) > b.max {
+		b.WriteString(string(p[:b.max-b.Len()]))
+		b.over = true
+		if b.full != nil {
+			b.full()
+		}
+		return 0, errors.New("more than the bytes wanted")
+	}
+	return b.Builder.Write(p)
 }
 
 func exists(p string) bool {
@@ -400,7 +497,8 @@ func (c *nemoCheck) lookup(rel string, valid func(string) bool) (string, int) {
 // blocks lists the servers the launcher would start, by top-level name: a
 // top-level mapping with one server kind holding one server whose block
 // has an entrypoint (a gymkit server without one is listed too, to be
-// reported).
+// reported). A resources server is gymkit's when the folder the launcher
+// would take runs gymkit's app.py, whatever this binary registers.
 func (c *nemoCheck) blocks(tree map[string]any) []nemoBlock {
 	var out []nemoBlock
 	for _, name := range slices.Sorted(maps.Keys(tree)) {
@@ -421,13 +519,25 @@ func (c *nemoCheck) blocks(tree map[string]any) []nemoBlock {
 				b := nemoBlock{name: name, kind: kind, impl: impl, block: block}
 				if kind == "resources_servers" {
 					_, err := host.Lookup(impl)
-					b.gymkit = err == nil
+					b.registered = err == nil
 				}
-				if _, ok := block["entrypoint"]; !ok && !b.gymkit {
+				if _, ok := block["entrypoint"]; !ok && !b.registered {
 					continue
 				}
 				b.folder, b.root = c.lookup(b.rel(), isServerFolder)
-				b.shadowed = b.gymkit && b.root >= 0 && b.otherEntrypoint()
+				if kind == "resources_servers" {
+					ep := filepath.Join(b.folder, b.entrypoint())
+					app, isGymkit := readGymkitApp(ep)
+					switch {
+					case b.root >= 0 && isGymkit:
+						b.gymkit, b.app = true, app
+					default:
+						_, elsewhere := c.gymkitFolder(b)
+						_, servers := c.gymkitServersFolder(b)
+						b.gymkit = b.registered || elsewhere >= 0 || servers >= 0
+						b.shadowed = b.gymkit && b.root >= 0 && exists(ep)
+					}
+				}
 				out = append(out, b)
 			}
 		}
@@ -435,26 +545,40 @@ func (c *nemoCheck) blocks(tree map[string]any) []nemoBlock {
 	return out
 }
 
+// gymkitFolder is the first root's <kind>/<impl> whose entrypoint is
+// gymkit's app.py, marker file or not, and the root's index (-1: none).
+func (c *nemoCheck) gymkitFolder(b nemoBlock) (string, int) {
+	for i, r := range c.roots {
+		p := filepath.Join(r.abs, b.rel())
+		if _, ok := readGymkitApp(filepath.Join(p, b.entrypoint())); ok {
+			return p, i
+		}
+	}
+	return "", -1
+}
+
+// gymkitServersFolder is the first root's servers/<impl> (where gymkit new
+// writes an environment) whose app.py is gymkit's, and the root's index
+// (-1: none).
+func (c *nemoCheck) gymkitServersFolder(b nemoBlock) (string, int) {
+	for i, r := range c.roots {
+		p := filepath.Join(r.abs, "servers", b.impl)
+		if _, ok := readGymkitApp(filepath.Join(p, "app.py")); ok {
+			return p, i
+		}
+	}
+	return "", -1
+}
+
 // folderFindings: shadowed, not-found and layout.
 func (c *nemoCheck) folderFindings(b nemoBlock) {
-	first := filepath.Join(c.roots[0].abs, b.rel())
-	why := first + " does not exist"
-	if exists(first) {
-		why = first + " has neither requirements.txt nor pyproject.toml"
-	}
 	switch {
 	case b.shadowed:
-		whose := "a server that is not gymkit's (its entrypoint does not run gymkit serve --nemo)"
+		whose := "a server that is not gymkit's (its entrypoint is not gymkit's app.py)"
 		if b.root == c.nemo {
 			whose = "NeMo's own Python server"
 		}
-		if b.root > 0 {
-			why = "no root before it holds " + b.rel() + " with requirements.txt or pyproject.toml (" + why + ")"
-		} else {
-			why = "it is the first root's " + b.rel()
-		}
-		c.find(findShadowed, b.name, "gym env start would run %s %s, not gymkit's %s: %s; make %s the gymkit server's folder, or a link to it, holding app.py and requirements.txt (gymkit new writes them)",
-			whose, b.folder, b.impl, why, first)
+		c.find(findShadowed, b.name, "gym env start would run %s %s, not gymkit's %s: %s", whose, b.folder, b.impl, c.unshadow(b))
 		return
 	case b.root < 0 && (b.gymkit || c.nemo >= 0):
 		what := "which does not exist: the launch fails"
@@ -481,6 +605,30 @@ func (c *nemoCheck) folderFindings(b nemoBlock) {
 	}
 }
 
+// unshadow says how to make the launcher take gymkit's folder for b, a
+// shadowed server: from the gymkit folder some root holds, else from
+// gymkit new's servers/<impl> some root holds, else in general.
+func (c *nemoCheck) unshadow(b nemoBlock) string {
+	if dir, i := c.gymkitFolder(b); i >= 0 {
+		if !isServerFolder(dir) {
+			return fmt.Sprintf("%s is gymkit's but holds neither requirements.txt nor pyproject.toml, so the launcher passes it by; add requirements.txt to it (gymkit new writes one, a comment only)", dir)
+		}
+		return fmt.Sprintf("%s is gymkit's, but its root (%d. %s) comes after %d. %s; name it first: gym env start --search-dir %s (or NEMO_GYM_EXTRA_ROOTS=%s)",
+			dir, i+1, c.roots[i].abs, b.root+1, c.roots[b.root].abs, c.roots[i].abs, c.roots[i].abs)
+	}
+	if dir, i := c.gymkitServersFolder(b); i >= 0 {
+		link := filepath.Join(c.roots[i].abs, b.rel())
+		return fmt.Sprintf("%s is gymkit's, but no %s leads to it; make %s a link to ../servers/%s holding requirements.txt, as gymkit new writes it", dir, b.rel(), link, b.impl)
+	}
+	msg := fmt.Sprintf("no root holds gymkit's %s (looked in %s); run gym env start in the folder that holds your resources_servers/%s "+
+		"(the root of the module gymkit new wrote it in, or gymkit's checkout for its shipped environments), or name that folder first with "+
+		"--search-dir DIR or NEMO_GYM_EXTRA_ROOTS=DIR", b.rel(), c.rootList(), b.impl)
+	if b.root == c.nemo {
+		msg += ", or give your environment a name NeMo's servers do not use"
+	}
+	return msg
+}
+
 func (c *nemoCheck) rootList() string {
 	var l []string
 	for _, r := range c.roots {
@@ -504,12 +652,30 @@ func (c *nemoCheck) setupFindings(blocks []nemoBlock, tree map[string]any) {
 		if skip && exists(filepath.Join(venv, "bin", "python")) && exists(filepath.Join(venv, "bin", "activate")) {
 			continue
 		}
-		if skip {
-			c.find(findSetup, b.name, "%s has no bin/python and bin/activate, so the setup step would run uv, which is not on PATH: create it (python3 -m venv --without-pip %s) or install uv", venv, venv)
-		} else {
-			c.find(findSetup, b.name, "the setup step would run uv (skip_venv_if_present is not true), which is not on PATH: install uv, or create %s (python3 -m venv --without-pip %s) and set skip_venv_if_present: true", venv, venv)
+		// gymkit's app.py needs Python's standard library only; NeMo's
+		// Python servers need nemo-gym and their requirements.
+		switch {
+		case skip && b.gymkit:
+			c.find(findSetup, b.name, "%s has no bin/python and bin/activate, so the setup step would run uv, which is not on PATH: create it (python3 -m venv --without-pip %s: gymkit's app.py needs Python's standard library only) or install uv", venv, venv)
+		case skip:
+			c.find(findSetup, b.name, "%s has no bin/python and bin/activate, so the setup step would run uv, which is not on PATH: install uv (the setup step installs the server's requirements with it), or create that .venv with them installed (a NeMo Python server needs nemo-gym and what %s lists)",
+				venv, requirements(b.folder))
+		case b.gymkit:
+			c.find(findSetup, b.name, "the setup step would run uv (skip_venv_if_present is not true), which is not on PATH: install uv, or create %s (python3 -m venv --without-pip %s: gymkit's app.py needs Python's standard library only) and set skip_venv_if_present: true", venv, venv)
+		default:
+			c.find(findSetup, b.name, "the setup step would run uv (skip_venv_if_present is not true), which is not on PATH: install uv (the setup step installs the server's requirements with it), or create %s with them installed (a NeMo Python server needs nemo-gym and what %s lists) and set skip_venv_if_present: true",
+				venv, requirements(b.folder))
 		}
 	}
+}
+
+// requirements is the marker file of a server folder that lists what its
+// setup step installs: requirements.txt, else pyproject.toml.
+func requirements(folder string) string {
+	if p := filepath.Join(folder, "pyproject.toml"); exists(p) && !exists(filepath.Join(folder, "requirements.txt")) {
+		return p
+	}
+	return filepath.Join(folder, "requirements.txt")
 }
 
 // venv is the .venv the launcher's setup step uses for b: <folder>/.venv,
@@ -548,6 +714,236 @@ func sameDir(a, b string) bool {
 		return filepath.Clean(a) == filepath.Clean(b)
 	}
 	return ra == rb
+}
+
+// binaryFindings checks each gymkit server the launcher would start
+// through gymkit's app.py against the binary that app.py would run:
+// GYMKIT_BIN when set (every app.py runs it then), which must register the
+// server's type (a binary finding otherwise); else, for a type this binary
+// does not register (an environment of another module), the bin/<binary>
+// of the module its GYMKIT_APP line names, when built. The keys of a type
+// registered here are checked in process (configFindings, decodeFindings,
+// pathFindings); those of another type by that binary's own check, run on
+// the block as the launcher resolves it in the server folder (config
+// findings); a server no binary can check gets a note.
+func (c *nemoCheck) binaryFindings(ctx context.Context, blocks []nemoBlock, tree map[string]any) {
+	env := os.Getenv("GYMKIT_BIN")
+	envBroken := false
+	for _, b := range blocks {
+		if _, started := b.block["entrypoint"]; !started || !b.gymkit || b.root < 0 || b.shadowed {
+			continue
+		}
+		runner := ""
+		if env != "" {
+			runner = env
+			if !filepath.IsAbs(runner) {
+				runner = filepath.Join(b.folder, runner) // app.py runs in the server folder
+			}
+			types, err := c.types(ctx, runner)
+			switch {
+			case err != nil && !envBroken:
+				envBroken = true
+				c.find(findBinary, "GYMKIT_BIN", "GYMKIT_BIN=%s, which every gymkit app.py runs when it is set, %v: no gymkit server of this config would start", env, err)
+				continue
+			case err != nil:
+				continue
+			case !slices.Contains(types, b.impl):
+				c.find(findBinary, b.name, "GYMKIT_BIN=%s does not register server type %s (%s): every gymkit app.py runs that binary when GYMKIT_BIN is set, so this server would exit 2 at its start; "+
+					"unset GYMKIT_BIN (each app.py then runs its own module's binary), or set it to a binary whose main package blank-imports every gymkit environment of the config (docs/nemo.md)",
+					env, b.impl, registeredList(types))
+				continue
+			}
+		}
+		if b.registered {
+			continue // checked in process
+		}
+		build := ""
+		if b.app != nil {
+			build = fmt.Sprintf("cd %s && go build -o bin/%s %s", b.app.root, b.app.binary, b.app.pkg)
+			if p := filepath.Join(b.app.root, "bin", b.app.binary); runner == "" && executable(p) {
+				runner = p
+			}
+		}
+		switch {
+		case runner == "" && b.app == nil:
+			c.notes = append(c.notes, fmt.Sprintf("%s's keys are not checked: its folder runs a gymkit app.py without a GYMKIT_APP line (from an older gymkit new), and server type %s is not registered in this binary; run the check --nemo of the binary that app.py runs", b.name, b.impl))
+			continue
+		case runner == "":
+			c.notes = append(c.notes, fmt.Sprintf("%s's keys are not checked: server type %s is not registered in this binary, and %s, the binary its app.py runs, is not built; build it (%s) and run gymkit check --nemo again",
+				b.name, b.impl, filepath.Join(b.app.root, "bin", b.app.binary), build))
+			continue
+		}
+		if env == "" {
+			types, err := c.types(ctx, runner)
+			if err != nil || !slices.Contains(types, b.impl) {
+				why := "does not register server type " + b.impl + " (a build older than its source? app.py builds it again before it starts)"
+				if err != nil {
+					why = err.Error()
+				}
+				c.notes = append(c.notes, fmt.Sprintf("%s's keys are not checked: server type %s is not registered in this binary, and %s, the binary its app.py runs, %s; build it (%s) and run gymkit check --nemo again",
+					b.name, b.impl, runner, why, build))
+				continue
+			}
+		}
+		c.checkWith(ctx, runner, b, tree)
+	}
+}
+
+// registeredList names the server types a binary registers, for a message.
+func registeredList(types []string) string {
+	if len(types) == 0 {
+		return "it registers none"
+	}
+	return "it registers " + strings.Join(types, ", ")
+}
+
+// executable reports whether path is a regular file with an execute bit.
+func executable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+// types lists the server types the gymkit binary bin registers: this
+// binary's own, or what `bin types` prints. The answers are kept by path.
+func (c *nemoCheck) types(ctx context.Context, bin string) ([]string, error) {
+	if c.typesOf == nil {
+		c.typesOf = map[string]typesAnswer{}
+	}
+	if a, ok := c.typesOf[bin]; ok {
+		return a.types, a.err
+	}
+	var a typesAnswer
+	defer func() { c.typesOf[bin] = a }()
+	if !executable(bin) {
+		a.err = errors.New("is not an executable file")
+		return nil, a.err
+	}
+	if self, err := os.Executable(); err == nil && sameBinary(self, bin) {
+		a.types = host.Names()
+		return a.types, nil
+	}
+	code, stdout, stderr, err := runBinary(ctx, bin, "", "types")
+	if err == nil && code != 0 {
+		err = fmt.Errorf("exit status %d: %s", code, lastLine(stderr))
+	}
+	if err != nil {
+		a.err = fmt.Errorf("cannot list its server types (%s types: %v)", bin, err)
+		return nil, a.err
+	}
+	for line := range strings.SplitSeq(stdout, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.Contains(line, " ") {
+			a.types = append(a.types, line)
+		}
+	}
+	return a.types, nil
+}
+
+// typesAnswer is what types found for one binary.
+type typesAnswer struct {
+	types []string
+	err   error
+}
+
+// sameBinary reports whether the paths a and b name one existing file.
+func sameBinary(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// checkWith runs `runner check --config FILE` in b's folder (the working
+// directory the launcher gives the server, against which a relative path
+// resolves), FILE holding b's block as the launcher config resolves it and
+// the top-level settings gymkit reads, and reports each problem it prints
+// as a config finding of b.
+func (c *nemoCheck) checkWith(ctx context.Context, runner string, b nemoBlock, tree map[string]any) {
+	block, ok := tree[b.name]
+	if !ok {
+		return // not resolved: noted already
+	}
+	doc := map[string]any{b.name: block}
+	for _, k := range gymkitSettings {
+		if v, ok := tree[k]; ok {
+			doc[k] = v
+		}
+	}
+	note := func(format string, args ...any) {
+		c.notes = append(c.notes, fmt.Sprintf("%s's keys are not checked: "+format, append([]any{b.name}, args...)...))
+	}
+	src, err := yaml.Marshal(doc)
+	if err != nil {
+		note("%v", err)
+		return
+	}
+	f, err := os.CreateTemp("", "gymkit-check-nemo-*.yaml")
+	if err != nil {
+		note("%v", err)
+		return
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(src)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		note("%v", err)
+		return
+	}
+	code, _, stderr, err := runBinary(ctx, runner, b.folder, "check", "--config", f.Name())
+	switch {
+	case err != nil:
+		note("%s check: %v", runner, err)
+		return
+	case code == 0:
+		return
+	}
+	where := regexp.MustCompile(regexp.QuoteMeta(f.Name()) + `(:\d+)?: `)
+	found := false
+	for line := range strings.SplitSeq(stderr, "\n") {
+		if !strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "\t\t") {
+			continue
+		}
+		msg := where.ReplaceAllString(line[1:], "")
+		c.find(findConfig, b.name, "%s (checked by %s check, in %s)", strings.ReplaceAll(msg, f.Name(), "the block"), runner, b.folder)
+		found = true
+	}
+	if !found {
+		note("%s check: exit status %d: %s", runner, code, lastLine(stderr))
+	}
+}
+
+// runBinary runs bin with args in dir ("" for this process's), bounded as
+// the python3 look-up is: 60 s, 64 KiB of stdout and of stderr, a process
+// group of its own killed whole. It returns the exit status, or an error
+// when bin could not run or was killed.
+func runBinary(ctx context.Context, bin, dir string, args ...string) (code int, stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.WaitDelay = time.Second
+	ownProcessGroup(cmd)
+	so := &cappedBuffer{max: 64 << 10, full: cancel}
+	se := &cappedBuffer{max: 64 << 10, full: cancel}
+	cmd.Stdout, cmd.Stderr = so, se
+	err = cmd.Run()
+	killProcessGroup(cmd)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.Exited() {
+		return ee.ExitCode(), so.String(), se.String(), nil
+	}
+	if err != nil {
+		return -1, so.String(), se.String(), err
+	}
+	return 0, so.String(), se.String(), nil
 }
 
 // gymkitSettings are the top-level keys serve --nemo reads besides its

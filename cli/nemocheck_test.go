@@ -110,7 +110,8 @@ func fakeNemo(t *testing.T) string {
 
 // launcherEnv makes cwd the working directory and gives the process a PATH
 // of python3 (and a stand-in uv, when withUV) only, a PYTHONPATH that finds
-// nemo's nemo_gym and no NEMO_GYM_EXTRA_ROOTS; it returns the PATH folder.
+// nemo's nemo_gym, and no NEMO_GYM_EXTRA_ROOTS or GYMKIT_BIN; it returns the
+// PATH folder.
 func launcherEnv(t *testing.T, cwd, nemo string, withUV bool) string {
 	t.Helper()
 	bin := t.TempDir()
@@ -126,6 +127,7 @@ func launcherEnv(t *testing.T, cwd, nemo string, withUV bool) string {
 	t.Setenv("PATH", bin)
 	t.Setenv("PYTHONPATH", nemo)
 	t.Setenv("NEMO_GYM_EXTRA_ROOTS", "")
+	t.Setenv("GYMKIT_BIN", "")
 	t.Chdir(cwd)
 	return bin
 }
@@ -300,6 +302,9 @@ func TestCheckNemoUsage(t *testing.T) {
 // own Python server of that name, or any folder whose app.py is not
 // gymkit's) because no earlier root holds it with a marker file.
 func TestCheckNemoShadowed(t *testing.T) {
+	nemoWeather := func(tr nemoTree) string {
+		return "example_mcp_weather: gym env start would run NeMo's own Python server " + tr.nemo + "/resources_servers/example_mcp_weather, not gymkit's example_mcp_weather: "
+	}
 	runNemoCases(t, findShadowed, []nemoCase{
 		{name: "the layout gymkit new writes", setup: noArgs, want: none},
 		{
@@ -311,8 +316,7 @@ func TestCheckNemoShadowed(t *testing.T) {
 				return nil
 			},
 			want: func(tr nemoTree, _ []string) []string {
-				return []string{"example_mcp_weather: gym env start would run NeMo's own Python server " + tr.nemo + "/resources_servers/example_mcp_weather, not gymkit's example_mcp_weather: no root before it holds resources_servers/example_mcp_weather with requirements.txt or pyproject.toml (" +
-					tr.root + "/resources_servers/example_mcp_weather has neither requirements.txt nor pyproject.toml); make " + tr.root + "/resources_servers/example_mcp_weather the gymkit server's folder, or a link to it, holding app.py and requirements.txt (gymkit new writes them)"}
+				return []string{nemoWeather(tr) + tr.root + "/resources_servers/example_mcp_weather is gymkit's but holds neither requirements.txt nor pyproject.toml, so the launcher passes it by; add requirements.txt to it (gymkit new writes one, a comment only)"}
 			},
 		},
 		{
@@ -324,8 +328,8 @@ func TestCheckNemoShadowed(t *testing.T) {
 				return nil
 			},
 			want: func(tr nemoTree, _ []string) []string {
-				return []string{"example_mcp_weather: gym env start would run NeMo's own Python server " + tr.nemo + "/resources_servers/example_mcp_weather, not gymkit's example_mcp_weather: no root before it holds resources_servers/example_mcp_weather with requirements.txt or pyproject.toml (" +
-					tr.root + "/resources_servers/example_mcp_weather does not exist); make " + tr.root + "/resources_servers/example_mcp_weather the gymkit server's folder, or a link to it, holding app.py and requirements.txt (gymkit new writes them)"}
+				return []string{nemoWeather(tr) + tr.root + "/servers/example_mcp_weather is gymkit's, but no resources_servers/example_mcp_weather leads to it; make " +
+					tr.root + "/resources_servers/example_mcp_weather a link to ../servers/example_mcp_weather holding requirements.txt, as gymkit new writes it"}
 			},
 		},
 		{
@@ -337,9 +341,40 @@ func TestCheckNemoShadowed(t *testing.T) {
 				return []string{"--search-dir", extra}
 			},
 			want: func(tr nemoTree, args []string) []string {
-				return []string{"example_mcp_weather: gym env start would run a server that is not gymkit's (its entrypoint does not run gymkit serve --nemo) " +
-					args[1] + "/resources_servers/example_mcp_weather, not gymkit's example_mcp_weather: it is the first root's resources_servers/example_mcp_weather; make " + args[1] + "/resources_servers/example_mcp_weather the gymkit server's folder, or a link to it, holding app.py and requirements.txt (gymkit new writes them)"}
+				return []string{"example_mcp_weather: gym env start would run a server that is not gymkit's (its entrypoint is not gymkit's app.py) " +
+					args[1] + "/resources_servers/example_mcp_weather, not gymkit's example_mcp_weather: " + tr.root + "/resources_servers/example_mcp_weather is gymkit's, but its root (2. " +
+					tr.root + ") comes after 1. " + args[1] + "; name it first: gym env start --search-dir " + tr.root + " (or NEMO_GYM_EXTRA_ROOTS=" + tr.root + ")"}
 			},
+		},
+		{
+			name: "run in another folder than the one holding resources_servers/ (no root holds gymkit's folder)",
+			setup: func(t *testing.T, tr nemoTree) []string {
+				elsewhere, err := filepath.EvalSymlinks(t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := os.ReadFile(filepath.Join(tr.root, "configs", "nemo.yaml"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				mkfile(t, filepath.Join(elsewhere, "configs", "nemo.yaml"), string(b))
+				t.Chdir(elsewhere)
+				return nil
+			},
+			want: func(tr nemoTree, _ []string) []string {
+				cwd, _ := os.Getwd()
+				looked := cwd + ", " + tr.nemo
+				var want []string
+				for _, name := range []string{"example_mcp_weather", "paths"} {
+					impl := map[string]string{"example_mcp_weather": "example_mcp_weather", "paths": pathsServerType}[name]
+					want = append(want, name+": gym env start would run NeMo's own Python server "+tr.nemo+"/resources_servers/"+impl+", not gymkit's "+impl+
+						": no root holds gymkit's resources_servers/"+impl+" (looked in "+looked+"); run gym env start in the folder that holds your resources_servers/"+impl+
+						" (the root of the module gymkit new wrote it in, or gymkit's checkout for its shipped environments), or name that folder first with --search-dir DIR or NEMO_GYM_EXTRA_ROOTS=DIR"+
+						", or give your environment a name NeMo's servers do not use")
+				}
+				return want
+			},
+			otherKinds: true,
 		},
 	})
 }
@@ -483,7 +518,23 @@ func TestCheckNemoSetup(t *testing.T) {
 				var want []string
 				for _, name := range []string{"math_with_judge", "policy_model", "weather_agent"} {
 					v := folders(tr)[name] + "/.venv"
-					want = append(want, name+": "+v+" has no bin/python and bin/activate, so the setup step would run uv, which is not on PATH: create it (python3 -m venv --without-pip "+v+") or install uv")
+					want = append(want, name+": "+v+" has no bin/python and bin/activate, so the setup step would run uv, which is not on PATH: install uv (the setup step installs the server's requirements with it), "+
+						"or create that .venv with them installed (a NeMo Python server needs nemo-gym and what "+folders(tr)[name]+"/requirements.txt lists)")
+				}
+				return want
+			},
+		},
+		{
+			name: "gymkit's servers have no .venv: a bare venv is enough for them",
+			setup: func(t *testing.T, tr nemoTree) []string {
+				venvs(t, folders(tr)["math_with_judge"], folders(tr)["policy_model"], folders(tr)["weather_agent"])
+				return nil
+			},
+			want: func(tr nemoTree, _ []string) []string {
+				var want []string
+				for _, name := range []string{"example_mcp_weather", "paths"} {
+					v := folders(tr)[name] + "/.venv"
+					want = append(want, name+": "+v+" has no bin/python and bin/activate, so the setup step would run uv, which is not on PATH: create it (python3 -m venv --without-pip "+v+": gymkit's app.py needs Python's standard library only) or install uv")
 				}
 				return want
 			},
@@ -498,7 +549,12 @@ func TestCheckNemoSetup(t *testing.T) {
 				var want []string
 				for _, name := range []string{"example_mcp_weather", "math_with_judge", "paths", "policy_model", "weather_agent"} {
 					v := folders(tr)[name] + "/.venv"
-					want = append(want, name+": the setup step would run uv (skip_venv_if_present is not true), which is not on PATH: install uv, or create "+v+" (python3 -m venv --without-pip "+v+") and set skip_venv_if_present: true")
+					if name == "example_mcp_weather" || name == "paths" {
+						want = append(want, name+": the setup step would run uv (skip_venv_if_present is not true), which is not on PATH: install uv, or create "+v+" (python3 -m venv --without-pip "+v+": gymkit's app.py needs Python's standard library only) and set skip_venv_if_present: true")
+						continue
+					}
+					want = append(want, name+": the setup step would run uv (skip_venv_if_present is not true), which is not on PATH: install uv (the setup step installs the server's requirements with it), or create "+v+
+						" with them installed (a NeMo Python server needs nemo-gym and what "+folders(tr)[name]+"/requirements.txt lists) and set skip_venv_if_present: true")
 				}
 				return want
 			},

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/gymkit/gymkit/internal/parentwatch"
 )
@@ -12,7 +14,7 @@ import (
 // launcher"; what the launcher does is recorded in
 // ../shared/data/nemo-launcher/README.md, "How it stops the processes"):
 //
-//   - the first SIGINT or SIGTERM stops the server at once
+//   - the first SIGINT, SIGTERM or SIGHUP stops the server at once
 //     (server.Options.StopAtOnce): the launcher waits 1 s per server, one
 //     after another, then SIGKILLs it;
 //   - the signals after the first are ignored (Main's signalPolicy): Ctrl-C
@@ -21,21 +23,63 @@ import (
 //   - the server stops, as at a signal, once the process that started it is
 //     gone (internal/parentwatch): a launcher that was SIGKILLed, crashed or
 //     got SIGTERM, or the bash of its `(...) | tee` command
-//     (nemo_gym_log_dir), leaves its servers running otherwise.
+//     (nemo_gym_log_dir), leaves its servers running otherwise; a launcher
+//     gone before the server started is one error, and nothing is served;
+//   - once stopping, the process exits within stopDeadline whatever blocks
+//     it (a log write on a stderr nobody reads, a slow config load), with
+//     status 1 when the deadline ends it.
+
+// stopDeadline is how long serve --nemo may take to stop once a signal came
+// or its parent is gone, before its watchdog ends the process: within the
+// 1 s the launcher gives each server.
+const stopDeadline = 900 * time.Millisecond
 
 // nemoLifecycle applies serve --nemo's signal policy to ctx (when it comes
-// from Main) and returns a copy of ctx that is also canceled, with a
-// *parentwatch.GoneError cause, once the parent process is gone. stop ends
-// the watch. It logs, at Debug, which parent it watches.
+// from Main: later signals ignored, SIGHUP handled as SIGTERM, and the
+// watchdog that ends the process stopDeadline after the stop began) and
+// returns a copy of ctx that is also canceled, with a
+// *parentwatch.GoneError cause, once the process that started this one is
+// gone; that copy is canceled already when it was gone before the watch
+// began. stop ends the watch. It logs, at Debug, what it watches.
 func nemoLifecycle(ctx context.Context, log *slog.Logger) (_ context.Context, stop context.CancelFunc) {
-	absorbLaterSignals(ctx)
-	ctx, stop, parent := parentwatch.Watch(ctx)
-	if parent == 0 {
-		log.Debug("not watching the parent process: started by PID 1 (or on Windows), gymkit cannot tell when its launcher is gone", "ppid", os.Getppid())
-	} else {
-		log.Debug("watching the parent process: gymkit stops once it is gone", "ppid", parent)
+	main := nemoSignals(ctx)
+	ctx, stop, target := parentwatch.Watch(ctx)
+	switch {
+	case target.Leader != 0:
+		log.Debug("watching the process group leader, since the parent did not start this process: gymkit stops once the leader is gone", "ppid", os.Getppid(), "leader", target.Leader)
+	case target.Parent != 0:
+		log.Debug("watching the parent process: gymkit stops once it is gone", "ppid", target.Parent)
+	default:
+		log.Debug("not watching the parent process: started by PID 1 in a process group of its own (or on Windows), gymkit cannot tell when its launcher is gone", "ppid", os.Getppid())
+	}
+	if main {
+		go watchdog(ctx)
 	}
 	return ctx, stop
+}
+
+// watchdog ends the process with status 1 stopDeadline after ctx is done
+// with a cause other than context.Canceled (a signal, the parent gone),
+// whatever the rest of the process is blocked on. It does no I/O before it
+// exits: a write may be what blocks.
+func watchdog(ctx context.Context) {
+	<-ctx.Done()
+	if errors.Is(context.Cause(ctx), context.Canceled) {
+		return // stopped by serve itself, on its way out
+	}
+	time.Sleep(stopDeadline)
+	os.Exit(exitError)
+}
+
+// parentGoneAtStart reports the cause when ctx (from nemoLifecycle) was
+// canceled because the process that started this one was gone before the
+// watch began.
+func parentGoneAtStart(ctx context.Context) (*parentwatch.GoneError, bool) {
+	var gone *parentwatch.GoneError
+	if ctx.Err() == nil || !errors.As(context.Cause(ctx), &gone) {
+		return nil, false
+	}
+	return gone, true
 }
 
 // portInUseHint is the end of gymkit serve's one-line error for a port

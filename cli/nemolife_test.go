@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // raceExitNow stops a test binary built with -race (make test) from
@@ -95,7 +96,7 @@ func waitFile(t *testing.T, path string) {
 	}
 }
 
-// Under serve --nemo a SIGINT or SIGTERM stops gymkit at once, with a
+// Under serve --nemo a SIGINT, SIGTERM or SIGHUP stops gymkit at once, with a
 // request in flight: it exits 0 within 1 s (NeMo's launcher SIGKILLs it
 // after 1 s), the request gets no answer and is logged as cut (instance,
 // method, path), and "stopped" is logged once. Ctrl-C's two SIGINTs, 2 ms
@@ -110,6 +111,7 @@ func TestServeNemoStopsAtOnce(t *testing.T) {
 		{"two SIGINTs 2ms apart", []syscall.Signal{syscall.SIGINT, syscall.SIGINT}},
 		{"SIGTERM", []syscall.Signal{syscall.SIGTERM}},
 		{"SIGTERM then SIGINT", []syscall.Signal{syscall.SIGTERM, syscall.SIGINT}},
+		{"SIGHUP (a closed terminal), as SIGTERM", []syscall.Signal{syscall.SIGHUP}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -150,8 +152,18 @@ func TestServeNemoStopsAtOnce(t *testing.T) {
 				t.Errorf("the request in flight: %v, want no answer", err)
 			}
 			logs := p.stderr.String()
+			// The cause is the first signal gymkit saw: two signals of different
+			// kinds pending at once (2 ms apart on a loaded machine) are handed
+			// over in signal-number order by Go's runtime.
+			var causes []string
+			for _, sig := range tc.signals {
+				causes = append(causes, regexp.QuoteMeta(sig.String()))
+			}
+			stopping := regexp.MustCompile(`msg="stopping at once: no new connections; the requests in flight are cut" cause="(` + strings.Join(causes, "|") + `) signal received"`)
+			if n := len(stopping.FindAllString(logs, -1)); n != 1 {
+				t.Errorf("stderr matches %s %d times, want once:\n%s", stopping, n, logs)
+			}
 			for _, want := range []string{
-				`msg="stopping at once: no new connections; the requests in flight are cut" cause="` + tc.signals[0].String() + ` signal received"`,
 				`level=WARN msg="request cut" instance=slow method=POST path=/slow duration=`,
 				`level=INFO msg=stopped`,
 			} {
@@ -161,6 +173,58 @@ func TestServeNemoStopsAtOnce(t *testing.T) {
 			}
 			if strings.Contains(logs, "draining") {
 				t.Errorf("serve --nemo drained:\n%s", logs)
+			}
+		})
+	}
+}
+
+// serve --nemo started with SIGHUP ignored (nohup, which a launcher's
+// servers inherit), by itself or through app.py (which keeps it ignored
+// for the binary it runs), keeps ignoring it, and still stops at SIGINT.
+func TestServeNemoNohup(t *testing.T) {
+	t.Parallel()
+	for _, viaApp := range []bool{false, true} {
+		t.Run(fmt.Sprintf("app.py=%v", viaApp), func(t *testing.T) {
+			t.Parallel()
+			port := closedPort(t)
+			dir := t.TempDir()
+			cmd := exec.Command("/bin/sh", "-c", `trap "" HUP; exec "$0" serve --nemo`, os.Args[0])
+			if viaApp {
+				gymkitFolder(t, dir, "example_mcp_weather")
+				cmd = exec.Command("/bin/sh", "-c", `trap "" HUP; cd resources_servers/example_mcp_weather && exec "$0" app.py`, pythonExe(t))
+			}
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), raceExitNow, runMainEnv+"=1", "GYMKIT_BIN="+os.Args[0],
+				envConfigDict+"="+slowDict(port, filepath.Join(dir, "started")), envConfigPath+"=slow")
+			lines, stderr := newLineWriter(), new(syncBuffer)
+			cmd.Stdout, cmd.Stderr = lines, stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			select {
+			case <-lines.lines:
+			case err := <-exited:
+				t.Fatalf("exited before it was ready (%v):\n%s", err, stderr.String())
+			case <-time.After(60 * time.Second):
+				t.Fatal("no ready line after 60s")
+			}
+			_ = cmd.Process.Signal(syscall.SIGHUP)
+			select {
+			case err := <-exited:
+				t.Fatalf("SIGHUP, ignored at start, ended it (%v):\n%s", err, stderr.String())
+			case <-time.After(300 * time.Millisecond):
+			}
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			select {
+			case err := <-exited:
+				if err != nil || !strings.Contains(stderr.String(), `cause="interrupt signal received"`) {
+					t.Errorf("exit %v after SIGINT, want 0 and the SIGINT as the cause:\n%s", err, stderr.String())
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("still running 30s after SIGINT")
 			}
 		})
 	}
@@ -408,5 +472,251 @@ func TestServeNemoDrainTimeoutRefused(t *testing.T) {
 	code, _, stderr := gymkit(t, "serve", "--nemo", "--drain-timeout", "5s")
 	if want := "gymkit serve: --drain-timeout does not apply under --nemo: serve --nemo stops at once, since NeMo's launcher kills a server 1s after its SIGINT\n"; code != 2 || stderr != want {
 		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+}
+
+// fillPipe fills the pipe whose ends are r and w (w as the child holds it:
+// in blocking mode) until a write on it would block: it writes from a
+// goroutine, which ends once r is closed, and returns once the bytes the
+// pipe holds have stopped growing near its capacity (a pipe is full when
+// its pages are, so it may hold less than its capacity).
+func fillPipe(t *testing.T, r, w *os.File) {
+	t.Helper()
+	go func() { _, _ = w.Write(make([]byte, 1<<20)) }()
+	const fGetPipeSz, fionread = 1032, 0x541B
+	capacity, _, errno := syscall.Syscall(syscall.SYS_FCNTL, r.Fd(), fGetPipeSz, 0)
+	if errno != 0 {
+		t.Fatal("F_GETPIPE_SZ:", errno)
+	}
+	last, since := int32(-1), time.Now()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var n int32
+		if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, r.Fd(), fionread, uintptr(unsafe.Pointer(&n))); errno != 0 {
+			t.Fatal("FIONREAD:", errno)
+		}
+		if n != last {
+			last, since = n, time.Now()
+		}
+		if uintptr(n) >= capacity/2 && time.Since(since) >= 50*time.Millisecond {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pipe holds %d bytes after 10s, and its capacity is %d", n, capacity)
+		}
+	}
+}
+
+// Once stopping, serve --nemo exits within 900 ms whatever blocks it, with
+// status 1 when that deadline ends it (NeMo's launcher SIGKILLs it 1 s after
+// its SIGINT; a parent's death is seen by no one): a stderr nobody reads
+// (a stopped tee, Ctrl-S), on which the "stopping" record blocks, at a
+// SIGINT and when its parent dies; a SIGINT while the configuration is still
+// loading (a Provision that does not return).
+func TestServeNemoStopDeadline(t *testing.T) {
+	t.Parallel()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal("bash is needed for a parent to kill")
+	}
+	for _, tc := range []struct {
+		name     string
+		load     bool // SIGINT during the load, not while serving
+		parent   bool // kill the parent (a bash), not SIGINT
+		blockLog bool // stderr: a pipe nobody reads, full once the server is ready
+	}{
+		{name: "SIGINT, stderr blocked", blockLog: true},
+		{name: "parent killed, stderr blocked", parent: true, blockLog: true},
+		{name: "SIGINT during a slow load", load: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			port := closedPort(t)
+			provision := filepath.Join(dir, "provision")
+			dict := slowDict(port, filepath.Join(dir, "started"))
+			if tc.load {
+				dict += "      provision_file: " + strconv.Quote(provision) + "\n"
+			}
+			cmd := exec.Command(os.Args[0], "serve", "--nemo")
+			if tc.parent {
+				cmd = exec.Command(bash, "-c", `"$0" serve --nemo; exit $?`, os.Args[0])
+			}
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), raceExitNow, runMainEnv+"=1", envConfigDict+"="+dict, envConfigPath+"=slow")
+			lines := newLineWriter()
+			cmd.Stdout = lines
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			cmd.Stderr = w
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			pid := cmd.Process.Pid
+			if tc.parent {
+				for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+					if kids := childPIDs(cmd.Process.Pid); len(kids) == 1 {
+						pid = kids[0]
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatal("bash has not started gymkit after 30s")
+					}
+				}
+				t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+			}
+			if tc.load {
+				waitFile(t, provision)
+			} else {
+				select {
+				case <-lines.lines:
+				case err := <-exited:
+					t.Fatalf("exited before it was ready: %v", err)
+				case <-time.After(60 * time.Second):
+					t.Fatal("no ready line after 60s")
+				}
+			}
+			if tc.blockLog {
+				fillPipe(t, r, w)
+			}
+			first := time.Now()
+			if tc.parent {
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+			} else {
+				_ = cmd.Process.Signal(syscall.SIGINT)
+			}
+			gone := waitGone(t, pid, 30*time.Second)
+			// 900 ms (1 s after a parent's death: the watch reads every 100 ms),
+			// and the scheduling of a loaded machine; without the deadline it
+			// would not exit at all.
+			if took := gone.Sub(first); took > 2*time.Second {
+				t.Errorf("exited %v after the stop began, want about 900ms", took)
+			}
+			if !tc.parent {
+				var ee *exec.ExitError
+				if err := <-exited; !errors.As(err, &ee) || ee.ExitCode() != 1 {
+					t.Errorf("exit: %v, want status 1 (the deadline ended it)", err)
+				}
+			}
+		})
+	}
+}
+
+// launcherGroup starts bash -c script with args as a launcher started from
+// an interactive shell: the leader of a process group of its own, whose
+// children stay in it. stderr is appended to errFile. The group is killed
+// at cleanup.
+func launcherGroup(t *testing.T, env []string, errFile, script string, args ...string) *exec.Cmd {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal("bash is needed for a stand-in launcher")
+	}
+	f, err := os.OpenFile(errFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(bash, append([]string{"-c", script}, args...)...)
+	cmd.Env = env
+	cmd.Stderr = f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL); _ = cmd.Wait() })
+	return cmd
+}
+
+// waitContent waits (30 s at most) until file matches re, and returns its
+// content.
+func waitContent(t *testing.T, file string, re *regexp.Regexp) string {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b, _ := os.ReadFile(file)
+		if re.Match(b) {
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s does not match %s after 30s:\n%s", file, re, b)
+		}
+	}
+}
+
+// serve --nemo started after its launcher died (NeMo's launcher gone while
+// python still runs app.py): its parent is PID 1 or a subreaper, which did
+// not start it, and the leader of its process group (the launcher) has
+// exited: one line, exit 1, nothing served.
+func TestServeNemoLauncherGoneAtStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	port := closedPort(t)
+	errFile := filepath.Join(dir, "stderr")
+	env := append(os.Environ(), raceExitNow, runMainEnv+"=1", envConfigDict+"="+slowDict(port, filepath.Join(dir, "started")), envConfigPath+"=slow")
+	// The launcher starts gymkit's process and exits at once; gymkit starts 300 ms later.
+	launcher := launcherGroup(t, env, errFile, `( /bin/sleep 0.3; exec "$0" serve --nemo ) & exit 0`, os.Args[0])
+	leader := launcher.Process.Pid
+	_ = launcher.Wait()
+	re := regexp.MustCompile(`^gymkit serve: --nemo: the process that started this one is gone: the leader of its process group \(pid ` +
+		strconv.Itoa(leader) + `\) has exited, and the parent is pid \d+: not serving\n$`)
+	waitContent(t, errFile, re)
+	if resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/"); err == nil {
+		resp.Body.Close()
+		t.Errorf("port %d answers: gymkit serves", port)
+	}
+}
+
+// serve --nemo whose parent died before it started while the leader of its
+// process group (the launcher) lives on: it serves, watching the leader,
+// and stops within 1 s of the leader's death, logging why.
+func TestServeNemoWatchesGroupLeader(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	port := closedPort(t)
+	errFile, pidFile := filepath.Join(dir, "stderr"), filepath.Join(dir, "pid")
+	env := append(os.Environ(), raceExitNow, runMainEnv+"=1", envConfigDict+"="+slowDict(port, filepath.Join(dir, "started")), envConfigPath+"=slow")
+	// An intermediate bash starts gymkit's process in the background and
+	// exits; the launcher stays.
+	launcher := launcherGroup(t, env, errFile,
+		`bash -c '( /bin/sleep 0.2; echo $BASHPID > "$1"; exec "$0" serve --nemo ) &' "$0" "$1"; exec /bin/sleep 60`, os.Args[0], pidFile)
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(errFile)
+			t.Fatalf("gymkit does not answer after 60s:\n%s", b)
+		}
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	killed := time.Now()
+	if err := launcher.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = launcher.Wait()
+	if took := waitGone(t, pid, 30*time.Second).Sub(killed); took > time.Second {
+		t.Errorf("gymkit exited %v after its launcher was SIGKILLed, want at most 1s", took)
+	}
+	logs := waitContent(t, errFile, regexp.MustCompile(`msg=stopped\n`))
+	cause := `msg="stopping at once: no new connections; the requests in flight are cut" cause="the process that started this one is gone: the leader of its process group (pid ` +
+		strconv.Itoa(launcher.Process.Pid) + `) has exited, and the parent is pid `
+	if !strings.Contains(logs, cause) || strings.Count(logs, "msg=stopped") != 1 {
+		t.Errorf("the log does not say once that the launcher (pid %d) is gone, then stopped:\n%s", launcher.Process.Pid, logs)
 	}
 }

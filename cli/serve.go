@@ -37,13 +37,16 @@ Request logs and messages go to stderr. SIGINT or SIGTERM stops accepting connec
 lets the requests in flight finish (up to --drain-timeout), then exits 0; a second
 signal exits at once.
 
-Under --nemo, SIGINT or SIGTERM stops at once instead, since NeMo's launcher kills a
-server 1s after its SIGINT: the requests in flight are cut (each logged as "request
-cut" with instance, method and path) and gymkit exits 0; the signals that follow are
-ignored (Ctrl-C brings the terminal's SIGINT, then the launcher's). gymkit --nemo also
-stops, the same way, once the process that started it is gone (the launcher killed
-or crashed, or the bash of its "| tee" command), so that no server outlives
-gym env start. docs/cli.md, "Under NeMo's launcher", has the details.
+Under --nemo, SIGINT, SIGTERM or SIGHUP stops at once instead, since NeMo's launcher
+kills a server 1s after its SIGINT: the requests in flight are cut (each logged as
+"request cut" with instance, method and path) and gymkit exits 0; the signals that
+follow are ignored (Ctrl-C brings the terminal's SIGINT, then the launcher's);
+whatever blocks the stop (a stderr nobody reads, a slow load), the process exits
+within 900ms (status 1 then). gymkit --nemo also stops, the same way, once the
+process that started it is gone (the launcher killed or crashed, or the bash of its
+"| tee" command), and serves nothing when the launcher died before it started
+(exit 1). docs/cli.md, "Under NeMo's launcher", has the details and the cases gymkit
+cannot tell.
 
 Config files:
   YAML files in NeMo Gym's layout (<instance>: resources_servers: <server type>: {...}).
@@ -196,6 +199,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		var stop context.CancelFunc
 		ctx, stop = nemoLifecycle(ctx, logger)
 		defer stop()
+		if gone, ok := parentGoneAtStart(ctx); ok {
+			fmt.Fprintf(stderr, "gymkit serve: --nemo: %v: not serving\n", gone)
+			return exitError
+		}
 		dict, name, err := nemoEnv(os.LookupEnv)
 		if err != nil {
 			fmt.Fprintf(stderr, "gymkit serve: --nemo: %v\n", err)
@@ -215,7 +222,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case err == nil:
 		return exitOK
 	case errors.As(err, &problems):
-		fmt.Fprintf(stderr, "gymkit serve: %v\n", explainProblems(problems))
+		explainProblems(problems)
+		if nemo {
+			gymkitBinHint(problems, os.Getenv("GYMKIT_BIN"))
+		}
+		fmt.Fprintf(stderr, "gymkit serve: %v\n", problems)
 		return exitUsage
 	case errors.As(err, &listenErr) && listenErr.InUse():
 		fmt.Fprintf(stderr, "gymkit serve: %v%s\n", listenErr, portInUseHint(nemo))

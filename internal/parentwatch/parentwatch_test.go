@@ -29,20 +29,19 @@ const (
 
 // The parts:
 //   - "parent" starts a "child" (stdout shared) and waits forever;
-//   - "child" watches its parent, prints "watching <watched> <ppid>", then
-//     "gone <cause>" when the watch fires, and exits 0;
+//   - "child" watches, prints "watching <parent> <leader> <ppid>" (the
+//     Target and its parent id), then "gone <cause>" when the watch fires,
+//     and exits 0;
 //   - "short-parent" starts a "late-child" and exits at once;
-//   - "late-child" waits until its parent is gone, then starts a watch and
-//     prints "watching <watched> <ppid>".
+//   - "late-child" waits until its parent is gone, then does what "child"
+//     does;
+//   - "leader" starts a "short-parent" and waits forever.
 func TestMain(m *testing.M) {
-	switch os.Getenv(roleEnv) {
+	switch role := os.Getenv(roleEnv); role {
 	case "":
 		os.Exit(m.Run())
-	case "parent", "short-parent":
-		next := "child"
-		if os.Getenv(roleEnv) == "short-parent" {
-			next = "late-child"
-		}
+	case "parent", "short-parent", "leader":
+		next := map[string]string{"parent": "child", "short-parent": "late-child", "leader": "short-parent"}[role]
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), roleEnv+"="+next, parentEnv+"="+strconv.Itoa(os.Getpid()))
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
@@ -50,35 +49,35 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		if next == "late-child" {
+		if role == "short-parent" {
 			os.Exit(0)
 		}
 		select {}
-	case "child":
-		ctx, stop, watched := parentwatch.Watch(context.Background())
+	case "child", "late-child":
+		if role == "late-child" {
+			parent, _ := strconv.Atoi(os.Getenv(parentEnv))
+			for deadline := time.Now().Add(30 * time.Second); os.Getppid() == parent && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		ctx, stop, target := parentwatch.Watch(context.Background())
 		defer stop()
-		fmt.Printf("watching %d %d\n", watched, os.Getppid())
+		fmt.Printf("watching %d %d %d\n", target.Parent, target.Leader, os.Getppid())
 		<-ctx.Done()
 		fmt.Printf("gone %v\n", context.Cause(ctx))
-		os.Exit(0)
-	case "late-child":
-		parent, _ := strconv.Atoi(os.Getenv(parentEnv))
-		for deadline := time.Now().Add(30 * time.Second); os.Getppid() == parent && time.Now().Before(deadline); {
-			time.Sleep(time.Millisecond)
-		}
-		_, stop, watched := parentwatch.Watch(context.Background())
-		stop()
-		fmt.Printf("watching %d %d\n", watched, os.Getppid())
 		os.Exit(0)
 	}
 	os.Exit(3)
 }
 
 // start runs the test binary in role with its stdout on a pipe, and returns
-// the command and a reader of that pipe. The process is killed at cleanup.
-func start(t *testing.T, role string) (*exec.Cmd, *bufio.Reader) {
+// the command and a reader of that pipe. With group, the process leads a
+// process group of its own, as a launcher started from an interactive shell
+// does. The process (its group, with group) is killed at cleanup.
+func start(t *testing.T, role string, group bool) (*exec.Cmd, *bufio.Reader) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: group}
 	// GORACE: built with -race (make test), a part would sleep 1 s at exit.
 	cmd.Env = append(os.Environ(), roleEnv+"="+role, "GORACE=atexit_sleep_ms=0")
 	cmd.Stderr = os.Stderr
@@ -89,7 +88,13 @@ func start(t *testing.T, role string) (*exec.Cmd, *bufio.Reader) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() {
+		if group {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
 	return cmd, bufio.NewReader(out)
 }
 
@@ -113,15 +118,23 @@ func line(t *testing.T, r *bufio.Reader) string {
 	}
 }
 
+// watching reads a part's "watching <parent> <leader> <ppid>" line.
+func watching(t *testing.T, out *bufio.Reader) (target parentwatch.Target, ppid int) {
+	t.Helper()
+	l := line(t, out)
+	if _, err := fmt.Sscanf(l, "watching %d %d %d", &target.Parent, &target.Leader, &ppid); err != nil {
+		t.Fatalf("the watching part says %q", l)
+	}
+	return target, ppid
+}
+
 // A child whose parent is SIGKILLed sees its watch fire within 1 s, with a
 // GoneError naming the old parent and the new one.
 func TestWatchParentKilled(t *testing.T) {
 	t.Parallel()
-	parent, out := start(t, "parent")
-	var watched, ppid int
-	if l := line(t, out); func() bool { _, err := fmt.Sscanf(l, "watching %d %d", &watched, &ppid); return err != nil }() ||
-		watched != parent.Process.Pid || ppid != parent.Process.Pid {
-		t.Fatalf("child says %q, want it watching its parent, pid %d", l, parent.Process.Pid)
+	parent, out := start(t, "parent", false)
+	if target, ppid := watching(t, out); target != (parentwatch.Target{Parent: parent.Process.Pid}) || ppid != parent.Process.Pid {
+		t.Fatalf("child watches %+v with parent pid %d, want it watching its parent, pid %d, alone", target, ppid, parent.Process.Pid)
 	}
 	killed := time.Now()
 	if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
@@ -143,9 +156,9 @@ func TestWatchParentKilled(t *testing.T) {
 // context.Canceled.
 func TestWatchParentAlive(t *testing.T) {
 	t.Parallel()
-	ctx, stop, watched := parentwatch.Watch(context.Background())
-	if watched != os.Getppid() {
-		t.Fatalf("watching pid %d, want the parent, pid %d", watched, os.Getppid())
+	ctx, stop, target := parentwatch.Watch(context.Background())
+	if target.Parent != os.Getppid() {
+		t.Fatalf("watching %+v, want the parent, pid %d", target, os.Getppid())
 	}
 	time.Sleep(5 * parentwatch.Interval)
 	if err := context.Cause(ctx); err != nil {
@@ -157,21 +170,45 @@ func TestWatchParentAlive(t *testing.T) {
 	}
 }
 
-// A process whose parent is already gone when it starts watching: with PID
-// 1 as its parent it watches nothing (watched 0); with a subreaper, it
-// watches the subreaper.
+// A process whose parent, the leader of its process group (a launcher
+// started from an interactive shell), exited before the watch began: its
+// parent is PID 1 or a subreaper, outside the group, so the watch looks at
+// the group's leader, finds it gone (here a zombie not reaped yet) and
+// fires at once.
 func TestWatchStartedOrphaned(t *testing.T) {
 	t.Parallel()
-	_, out := start(t, "short-parent")
-	var watched, ppid int
-	if l := line(t, out); func() bool { _, err := fmt.Sscanf(l, "watching %d %d", &watched, &ppid); return err != nil }() {
-		t.Fatalf("late child says %q", l)
+	launcher, out := start(t, "short-parent", true)
+	pid := launcher.Process.Pid
+	if target, ppid := watching(t, out); target.Leader != pid || ppid == pid {
+		t.Fatalf("late child watches %+v with parent pid %d, want it watching its group leader, pid %d", target, ppid, pid)
 	}
-	want := ppid
-	if ppid <= 1 {
-		want = 0
+	prefix := fmt.Sprintf("gone the process that started this one is gone: the leader of its process group (pid %d) has exited, and the parent is pid ", pid)
+	if l := line(t, out); !strings.HasPrefix(l, prefix) {
+		t.Fatalf("late child says %q, want %q and its parent's pid", l, prefix)
 	}
-	if watched != want {
-		t.Errorf("with parent pid %d at the start, the watch watches pid %d, want %d", ppid, watched, want)
+}
+
+// A process orphaned before its watch began while the leader of its group
+// (the launcher) lives on watches that leader: the watch fires within 1 s
+// of its death, not before.
+func TestWatchGroupLeader(t *testing.T) {
+	t.Parallel()
+	leader, out := start(t, "leader", true)
+	pid := leader.Process.Pid
+	if target, ppid := watching(t, out); target.Leader != pid || ppid == pid {
+		t.Fatalf("late child watches %+v with parent pid %d, want it watching its group leader, pid %d", target, ppid, pid)
+	}
+	time.Sleep(3 * parentwatch.Interval)
+	killed := time.Now()
+	if err := leader.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	l := line(t, out) // the first line after "watching": the watch did not fire before the kill
+	elapsed := time.Since(killed)
+	if prefix := fmt.Sprintf("gone the process that started this one is gone: the leader of its process group (pid %d) has exited, and the parent is pid ", pid); !strings.HasPrefix(l, prefix) {
+		t.Fatalf("late child says %q, want %q and its parent's pid", l, prefix)
+	}
+	if elapsed > time.Second {
+		t.Errorf("the watch fired %v after the leader was killed, want at most 1s", elapsed)
 	}
 }

@@ -52,7 +52,10 @@ func TestMain(m *testing.M) {
 		if role == "short-parent" {
 			os.Exit(0)
 		}
-		select {}
+		// Sleep, not select {}: with no goroutine left to run, the runtime
+		// would end this process as deadlocked before the test kills it.
+		time.Sleep(time.Hour)
+		os.Exit(0)
 	case "child", "late-child":
 		if role == "late-child" {
 			parent, _ := strconv.Atoi(os.Getenv(parentEnv))

@@ -17,9 +17,14 @@ vet:
 
 # The memory bounds of docs/security.md ("Exhaust memory"; tests/breaktest TestBodyMemoryBounded, TestExtraMemory) are
 # measured without -race (its runtime's figures are not the server's), so they
-# run a second time alone.
+# run a second time alone. tests/nemolaunch asserts wall-clock bounds on real
+# processes (each server exits within 1 s of its stop, docs/nemo.md "Stopping"):
+# it runs alone after the others, not beside the memory and load suites that
+# saturate both cores.
+SERIAL_PKGS = github.com/gymkit/gymkit/tests/nemolaunch
 unit:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -x -F '$(SERIAL_PKGS)')
+	$(GO) test -race -count=1 ./tests/nemolaunch
 	$(GO) test -count=1 -run '^(TestBodyMemoryBounded|TestExtraMemory)$$' ./tests/breaktest
 	$(GO) test -count=1 -run '^TestClientAnswerMemory$$' ./cli
 
